@@ -1,0 +1,54 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# TAS: drm/sched Rust extensions for whole-graph GPU submission.
+# Every target runs a script in tools/; sources and build outputs of the kernel
+# live in the cache ($(TAS_CACHE), default ~/.cache/tas), never in this tree.
+
+SHELL := /bin/bash
+PY := $${TAS_CACHE:-$${XDG_CACHE_HOME:-$$HOME/.cache}/tas}/tools/venv/bin/python
+
+.PHONY: all setup series series-check checkpatch rustfmtcheck clippy kernel-doc \
+	bisect kunit qemu-test check demo
+
+all: check
+
+setup:
+	tools/setup.sh
+
+series:
+	$(PY) tools/series.py assemble
+
+series-check:
+	tools/series-check.sh
+
+checkpatch:
+	tools/checkpatch.sh
+
+rustfmtcheck:
+	tools/lint.sh rustfmt
+
+clippy:
+	tools/lint.sh clippy
+
+kernel-doc:
+	tools/lint.sh kernel-doc
+
+bisect:
+	tools/bisect.sh
+
+kunit:
+	tools/kunit.sh
+
+qemu-test:
+	tools/qemu-test.sh
+
+# The README's test command, run by .ci/run.
+check:
+	tools/check.sh
+
+# The README's main command: set up, apply the series, build, boot it in QEMU
+# and run the demo.
+demo:
+	tools/setup.sh
+	$(PY) tools/series.py assemble --out "$${TAS_CACHE:-$$HOME/.cache/tas}/demo-patches"
+	tools/demo.sh

@@ -1,0 +1,81 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! TAS, a virtual DRM driver for whole-graph GPU submission.
+//!
+//! The driver creates a faux device and registers a DRM device with a render node on top of it.
+//! For now userspace can only query the properties of the virtual device.
+
+use core::ptr;
+
+use kernel::{
+    device::Bound,
+    drm,
+    faux,
+    prelude::*, //
+};
+
+use crate::driver::{
+    TasData,
+    TasDriver,
+    MAX_RINGS, //
+};
+
+mod driver;
+mod file;
+mod gem;
+
+module! {
+    type: TasModule,
+    name: "tas",
+    authors: ["TAS Developers"],
+    description: "Virtual DRM driver for whole-graph GPU submission",
+    license: "GPL",
+    params: {
+        num_rings: u32 {
+            default: 4,
+            description: "Number of rings of the virtual engine (1-16, default 4)",
+        },
+    },
+}
+
+struct TasModule {
+    // Fields are dropped in declaration order: the DRM device must be unregistered before its
+    // parent, the faux device, goes away.
+    _drm: drm::Registration<'static, TasDriver>,
+    _faux: faux::Registration,
+}
+
+impl kernel::Module for TasModule {
+    fn init(_module: &'static ThisModule) -> Result<Self> {
+        let num_rings = module_parameters::num_rings.value();
+        if !(1..=MAX_RINGS).contains(&num_rings) {
+            pr_err!("num_rings must be between 1 and {MAX_RINGS}, not {num_rings}\n");
+            return Err(EINVAL);
+        }
+
+        let faux = faux::Registration::new(c"tas", None)?;
+
+        // SAFETY: The `struct faux_device` behind `faux` is allocated by the faux bus, not stored
+        // in `faux`, so moving `faux` does not move it. It stays registered and bound until `faux`
+        // is dropped, which happens only after the DRM registration created below is dropped,
+        // since `TasModule` declares `_drm` before `_faux` and neither is ever forgotten. The
+        // extended reference is only passed to the DRM registration and not kept anywhere else.
+        let fdev: &'static faux::Device<Bound> = unsafe { &*ptr::from_ref(faux.as_ref()) };
+
+        let drm = drm::UnregisteredDevice::<TasDriver>::new(fdev, TasData { num_rings })?;
+
+        // SAFETY: The registration is stored in `TasModule` and dropped when the module is
+        // unloaded; it is never forgotten.
+        let reg = unsafe { drm::Registration::new(fdev.as_ref(), drm, (), 0)? };
+
+        dev_info!(
+            fdev.as_ref(),
+            "virtual device with {num_rings} rings registered\n"
+        );
+
+        Ok(Self {
+            _drm: reg,
+            _faux: faux,
+        })
+    }
+}

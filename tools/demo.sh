@@ -1,0 +1,57 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Demo of the TAS slice: build the x86_64 kernel from $TAS_TREE and the
+# userspace/tas-demo program, boot in QEMU (TCG) with the gpu_scheduler trace
+# events enabled from boot and the drm_sched trace-event KUnit suite run by
+# the kernel, then let tas-demo print what the tas render node reports and
+# the recorded scheduler events with a per-job latency summary.
+#
+# Usage: tools/demo.sh [--no-build] [KUNIT_GLOB]
+#   KUNIT_GLOB  KUnit suites to run at boot (default drm_sched_trace*)
+#
+# The console log is kept in $TAS_OUT/x86/demo.log.
+
+set -eu
+
+# shellcheck source=tools/qemu/lib.sh
+. "$(dirname "$0")/qemu/lib.sh"
+
+build=1
+glob="drm_sched_trace*"
+for arg; do
+	case $arg in
+	--no-build) build=0 ;;
+	-*) tas_die "unknown option '$arg' (see the header of $0)" ;;
+	*) glob=$arg ;;
+	esac
+done
+
+if [ "$build" -eq 1 ]; then
+	tas_build_kernel
+fi
+[ -f "$TAS_BZIMAGE" ] || tas_die "no kernel in $TAS_BZIMAGE: run without --no-build"
+tas_build_user tas-demo
+
+tas_initramfs demo "$TAS_QEMU_DIR/init-demo" \
+	"$TAS_QEMU_DIR/guest.sh:etc/tas/guest.sh" \
+	"$TAS_KOUT/userspace/tas-demo:bin/tas-demo"
+
+log=$TAS_KOUT/demo.log
+rc=0
+tas_boot "$log" "trace_event=gpu_scheduler:* kunit.filter_glob=$glob" || rc=$?
+
+echo "== KUnit ($glob) at boot"
+sed '/^TAS-GUEST:/,$d' "$log" | grep -E '^ *(# Subtest:|(not )?ok [0-9]+ |# Totals:|# [a-z_]+: pass:)' ||
+	echo "no KUnit results in the log (suite '$glob' not built in?)"
+echo
+sed -n '/^TAS-DEMO-START$/,/^TAS-DEMO-END$/p' "$log" | sed '1d;$d'
+
+bad=0
+if [ "$rc" -ne 0 ] || ! grep -q '^TAS-GUEST-DONE rc=0' "$log"; then
+	tas_log "the demo did not complete (qemu rc $rc), see $log"
+	bad=1
+fi
+tas_check_kernel_log "$log" || bad=1
+tas_log "console log in $log"
+exit "$bad"

@@ -1,0 +1,23 @@
+# SPDX-License-Identifier: GPL-2.0
+# Shared settings for the TAS tools; sourced, never run.
+# shellcheck shell=bash
+
+TAS_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+: "${TAS_CACHE:=${XDG_CACHE_HOME:-$HOME/.cache}/tas}"
+TAS_TOOLS=$TAS_CACHE/tools
+TAS_BASE=$TAS_CACHE/base		# git tree of the unmodified base kernel
+: "${TAS_TREE:=$TAS_CACHE/tree}"	# base + series, where builds happen
+: "${TAS_OUT:=$TAS_CACHE/out}"		# build output directories
+export TAS_ROOT TAS_CACHE TAS_TOOLS TAS_BASE TAS_TREE TAS_OUT
+
+export PATH=$TAS_TOOLS/bin:$TAS_TOOLS/venv/bin:$PATH
+export LIBCLANG_PATH=/usr/lib/llvm-19/lib
+
+# The kernel's make arguments for a Rust build with Debian's toolchain. Every
+# build lints its Rust code with clippy, so the lint build is the test build.
+TAS_KMAKE=(LLVM=-19 RUSTC=/usr/bin/rustc RUSTFMT=/usr/bin/rustfmt
+	BINDGEN="$TAS_TOOLS/bin/bindgen" HOSTRUSTC=/usr/bin/rustc
+	CLIPPY=1 CLIPPY_DRIVER=/usr/bin/clippy-driver)
+TAS_KMAKE_STR="${TAS_KMAKE[*]}"
+export TAS_KMAKE_STR
+mkdir -p "$TAS_CACHE" "$TAS_TOOLS"

@@ -1,0 +1,191 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""Style checks of the TAS series, run in the assembled kernel tree.
+
+  checkpatch   scripts/checkpatch.pl --strict on every patch of patches/:
+               0 errors, 0 warnings; a CHECK passes only where series.yaml
+               lists its type under the patch's checkpatch_allow (and the
+               commit message says why). New files must be covered by a
+               MAINTAINERS entry (get_maintainer.pl), which is why checkpatch's
+               generic FILE_PATH_CHANGES reminder is not needed.
+  rustfmt      rustfmt --check with the kernel's .rustfmt.toml on our .rs files
+  kernel-doc   scripts/kernel-doc -none -Wall on our C sources and headers: no
+               warning that the base does not already have
+  clippy       a CLIPPY=1 build of the KUnit (UML) tree: no clippy or rustc
+               warning in our files
+"""
+
+import os
+import re
+import subprocess
+import sys
+
+import yaml
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+CACHE = os.environ["TAS_CACHE"]
+TREE = os.environ["TAS_TREE"]
+BASE = os.environ["TAS_BASE"]
+OUT = os.environ["TAS_OUT"]
+
+
+def series():
+    with open(os.path.join(ROOT, "series.yaml")) as f:
+        return yaml.safe_load(f)
+
+
+def added_files(s):
+    return [dst for p in s["patches"] for dst in (p.get("files") or {}).values()]
+
+
+def edited_files(s):
+    out = []
+    for p in s["patches"]:
+        for d in p.get("edits") or []:
+            with open(os.path.join(ROOT, d)) as f:
+                for line in f:
+                    m = re.match(r"^\+\+\+ b/(\S+)", line)
+                    if m and m.group(1) not in out:
+                        out.append(m.group(1))
+    return out
+
+
+def run(cmd, cwd=TREE, **kw):
+    return subprocess.run(cmd, cwd=cwd, capture_output=True, text=True, **kw)
+
+
+def checkpatch():
+    s = series()
+    pdir = os.path.join(ROOT, "patches")
+    files = sorted(f for f in os.listdir(pdir)
+                   if f.endswith(".patch") and not f.startswith("0000-"))
+    if len(files) != len(s["patches"]):
+        print("checkpatch: patches/ does not match series.yaml; run make series")
+        return 1
+    bad = 0
+    for f, p in zip(files, s["patches"]):
+        allow = set(p.get("checkpatch_allow") or [])
+        r = run(["scripts/checkpatch.pl", "--strict", "--show-types",
+                 "--ignore", "FILE_PATH_CHANGES", os.path.join(pdir, f)])
+        problems = []
+        allowed = []
+        for m in re.finditer(r"^(ERROR|WARNING|CHECK):([A-Z_]+):(.*)$",
+                             r.stdout, re.M):
+            kind, typ, msg = m.groups()
+            if kind == "CHECK" and typ in allow:
+                allowed.append(typ)
+            else:
+                problems.append(f"{kind}:{typ}:{msg}")
+        summary = re.search(r"^total: .*$", r.stdout, re.M)
+        summary = summary.group(0) if summary else "no summary"
+        note = f" ({len(allowed)} justified CHECKs: {', '.join(sorted(set(allowed)))})" \
+            if allowed else ""
+        print(f"checkpatch: {f}: {summary}{note}")
+        if problems or not summary.startswith("total: 0 errors, 0 warnings"):
+            bad += 1
+            print(r.stdout)
+        if r.returncode and not problems and not allowed:
+            bad += 1
+            print(r.stdout + r.stderr)
+    # Every new file has a maintainer (the reason FILE_PATH_CHANGES is ignored).
+    for path in added_files(s):
+        r = run(["scripts/get_maintainer.pl", "--no-git", "--no-git-fallback",
+                 "--sections", "-f", path])
+        sections = [l for l in r.stdout.splitlines()
+                    if l and not l.startswith(("\t", " ")) and ":" not in l[:2]
+                    and l.strip() == l and "@" not in l]
+        if not any(sec != "THE REST" for sec in sections):
+            bad += 1
+            print(f"checkpatch: {path} is not covered by a MAINTAINERS entry")
+    print(f"checkpatch: {len(files)} patches, "
+          f"{'FAIL' if bad else 'clean'} (--strict)")
+    return 1 if bad else 0
+
+
+def rustfmt():
+    s = series()
+    rs = [os.path.join(TREE, f) for f in added_files(s) + edited_files(s)
+          if f.endswith(".rs")]
+    if not rs:
+        print("rustfmt: no Rust files in the series")
+        return 0
+    r = run(["/usr/bin/rustfmt", "--check", "--edition", "2021",
+             "--config-path", os.path.join(TREE, ".rustfmt.toml"), *rs])
+    if r.returncode:
+        print(r.stdout + r.stderr)
+        print(f"rustfmt: FAIL on {len(rs)} files")
+        return 1
+    print(f"rustfmt: {len(rs)} files clean")
+    return 0
+
+
+def kernel_doc_warnings(tree, path):
+    r = run(["scripts/kernel-doc", "-none", "-Wall", path], cwd=tree)
+    out = []
+    for line in (r.stdout + r.stderr).splitlines():
+        if "warning" in line.lower() or "error" in line.lower():
+            out.append(re.sub(r":\d+(:| )", ": ", line).strip())
+    return out
+
+
+def kernel_doc():
+    s = series()
+    paths = [f for f in added_files(s) + edited_files(s)
+             if f.endswith((".c", ".h"))]
+    bad = 0
+    for path in paths:
+        new = kernel_doc_warnings(TREE, path)
+        old = kernel_doc_warnings(BASE, path) \
+            if os.path.exists(os.path.join(BASE, path)) else []
+        added = [w for w in new if w not in old]
+        if added:
+            bad += 1
+            print(f"kernel-doc: {path}:")
+            for w in added:
+                print(f"  {w}")
+    print(f"kernel-doc: {len(paths)} files, "
+          f"{'FAIL' if bad else 'no new warnings'}")
+    return 1 if bad else 0
+
+
+def clippy():
+    s = series()
+    ours = [f for f in added_files(s) + edited_files(s) if f.endswith(".rs")]
+    build = os.path.join(OUT, "kunit")
+    if not os.path.exists(os.path.join(build, ".config")):
+        r = subprocess.run([os.path.join(ROOT, "tools", "kunit.sh"), "--build-only"])
+        if r.returncode:
+            print("clippy: FAIL: the KUnit tree does not build")
+            return 1
+    # Make sure our crates are compiled (and linted) again.
+    for f in ours:
+        os.utime(os.path.join(TREE, f))
+    kmake = os.environ["TAS_KMAKE_STR"].split()
+    r = run(["make", "ARCH=um", f"O={build}", f"-j{os.cpu_count()}",
+             *kmake, "all"])
+    text = r.stdout + r.stderr
+    if r.returncode:
+        print(text[-6000:])
+        print("clippy: FAIL: build failed")
+        return 1
+    warnings = [m.group(0) for m in re.finditer(r"^(warning|error)(\[\S+\])?: .*$",
+                                                text, re.M)]
+    if warnings:
+        print(text[-8000:])
+        print(f"clippy: FAIL: {len(warnings)} warnings")
+        return 1
+    print(f"clippy: {len(ours)} Rust files rebuilt with CLIPPY=1, no warnings")
+    return 0
+
+
+def main():
+    cmds = {"checkpatch": checkpatch, "rustfmt": rustfmt,
+            "kernel-doc": kernel_doc, "clippy": clippy}
+    if len(sys.argv) != 2 or sys.argv[1] not in cmds:
+        print(f"usage: lint.py {{{','.join(cmds)}}}", file=sys.stderr)
+        return 2
+    return cmds[sys.argv[1]]()
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,77 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Build the x86_64 kernel from $TAS_TREE (base + series, see
+# tools/series.py assemble) and the TAS kselftests, boot them in QEMU (TCG)
+# with vkms and virtio-gpu present, and check the results.
+#
+# Usage: tools/qemu-test.sh [--no-build] [--kunit[=GLOB]]
+#   --no-build     reuse the kernel and kselftests built last time
+#   --kunit[=GLOB] also run the built-in KUnit suites (matching GLOB) at boot;
+#                  by default the kernel boots with kunit.enable=0
+#
+# Prints the kselftest totals and a last line "N passed, N failed"; exits
+# non-zero on a failed, skipped or missing test, a hung guest, or a kernel
+# warning, BUG, oops, sanitizer or lockdep report. The console log is kept in
+# $TAS_OUT/x86/qemu-test.log.
+
+set -eu
+
+# shellcheck source=tools/qemu/lib.sh
+. "$(dirname "$0")/qemu/lib.sh"
+
+TARGETS="drivers/gpu/tas"
+build=1
+kunit=""
+for arg; do
+	case $arg in
+	--no-build) build=0 ;;
+	--kunit) kunit="*" ;;
+	--kunit=*) kunit=${arg#--kunit=} ;;
+	*) tas_die "unknown argument '$arg' (see the header of $0)" ;;
+	esac
+done
+
+if [ "$build" -eq 1 ]; then
+	tas_build_kernel
+	tas_build_kselftests $TARGETS
+fi
+[ -f "$TAS_BZIMAGE" ] || tas_die "no kernel in $TAS_BZIMAGE: run without --no-build"
+ksft=$TAS_KOUT/kselftest_install
+[ -x "$ksft/run_kselftest.sh" ] || tas_die "no kselftests in $ksft: run without --no-build"
+
+tas_initramfs kselftest "$TAS_QEMU_DIR/init-kselftest" \
+	"$TAS_QEMU_DIR/guest.sh:etc/tas/guest.sh" "$ksft:kselftest"
+
+append="kunit.enable=0"
+[ -z "$kunit" ] || append="kunit.filter_glob=$kunit"
+log=$TAS_KOUT/qemu-test.log
+rc=0
+tas_boot "$log" "$append" || rc=$?
+
+sed -n '/^TAS-KSELFTEST-START$/,/^TAS-KSELFTEST-END$/p' "$log"
+bad=0
+if [ "$rc" -eq 124 ]; then
+	bad=1
+elif ! grep -q '^TAS-GUEST-DONE' "$log"; then
+	tas_log "the guest did not finish the tests (rc $rc); last lines of $log:"
+	tail -n 30 "$log" >&2
+	bad=1
+fi
+tas_check_kernel_log "$log" || bad=1
+
+if [ -n "$kunit" ]; then
+	kfail=$(grep -cE '^not ok [0-9]+ ' <(sed '/^TAS-GUEST:/,$d' "$log") || true)
+	kpass=$(grep -cE '^ok [0-9]+ ' <(sed '/^TAS-GUEST:/,$d' "$log") || true)
+	tas_log "KUnit suites: $kpass ok, $kfail not ok"
+	[ "$kfail" -eq 0 ] && [ "$kpass" -gt 0 ] || bad=1
+fi
+
+tas_tap_totals "$log" TAS-KSELFTEST-START TAS-KSELFTEST-END
+failed=$((TAS_FAIL + TAS_SKIP + TAS_MISSING))
+[ "$TAS_SKIP" -eq 0 ] || tas_log "$TAS_SKIP skipped tests count as failed: the kernel is configured for them"
+[ "$TAS_MISSING" -eq 0 ] || tas_log "$TAS_MISSING tests did not report a result"
+[ "$failed" -eq 0 ] && [ "$TAS_PASS" -gt 0 ] || bad=1
+tas_log "console log in $log"
+echo "$TAS_PASS passed, $failed failed"
+exit "$bad"

@@ -1,0 +1,237 @@
+# SPDX-License-Identifier: GPL-2.0
+# Shared steps of tools/qemu-test.sh and tools/demo.sh: configure and build the
+# x86_64 kernel from $TAS_TREE, build the kselftests and static userspace
+# programs against its uAPI headers, pack a busybox initramfs, boot it in QEMU
+# (TCG) and check the console log. Sourced, never run.
+# shellcheck shell=bash
+
+# shellcheck source=tools/env.sh
+. "$(dirname "${BASH_SOURCE[0]}")/../env.sh"
+
+TAS_QEMU_DIR=$TAS_ROOT/tools/qemu
+TAS_KOUT=$TAS_OUT/x86				# kernel build directory
+TAS_BZIMAGE=$TAS_KOUT/arch/x86/boot/bzImage
+TAS_KHDR=$TAS_KOUT/usr/include			# from `make headers_install`
+TAS_JOBS=${TAS_JOBS:-2}
+# Bound on one boot; a guest that is still running after it is hung.
+TAS_BOOT_TIMEOUT=${TAS_BOOT_TIMEOUT:-300}
+
+tas_log() { printf '%s: %s\n' "${0##*/}" "$*" >&2; }
+tas_die() { tas_log "error: $*"; exit 1; }
+
+tas_kmake() {
+	make -C "$TAS_TREE" O="$TAS_KOUT" ARCH=x86_64 "${TAS_KMAKE[@]}" "$@"
+}
+
+# Run "$@" with its output in $1 (a log file); show the tail if it fails.
+tas_logged() {
+	local log=$1 start rc=0
+
+	shift
+	start=$(date +%s)
+	"$@" >"$log" 2>&1 || rc=$?
+	if [ "$rc" -ne 0 ]; then
+		tail -n 40 "$log" >&2
+		tas_die "'$*' failed (rc $rc), full log in $log"
+	fi
+	tas_log "done in $(($(date +%s) - start)) s, log in $log"
+}
+
+# tinyconfig + tools/qemu/tas.config, checked against the result of
+# olddefconfig. The result replaces .config only when it differs, so that an
+# unchanged configuration keeps the build incremental.
+tas_configure() {
+	local new=$TAS_KOUT/.config.tas line sym want got bad=0
+
+	[ -d "$TAS_TREE/.git" ] || tas_die "no kernel tree in $TAS_TREE (run tools/series.py assemble)"
+	mkdir -p "$TAS_KOUT"
+	tas_log "configuring the kernel in $TAS_KOUT"
+	rm -f "$new"
+	KCONFIG_CONFIG=.config.tas tas_kmake -s tinyconfig >/dev/null ||
+		tas_die "make tinyconfig failed"
+	(cd "$TAS_KOUT" && KCONFIG_CONFIG=.config.tas \
+		"$TAS_TREE/scripts/kconfig/merge_config.sh" -m -O "$TAS_KOUT" \
+		"$new" "$TAS_QEMU_DIR/tas.config" >/dev/null) ||
+		tas_die "merge_config.sh failed"
+	KCONFIG_CONFIG=.config.tas tas_kmake -s olddefconfig >/dev/null ||
+		tas_die "make olddefconfig failed"
+
+	while IFS= read -r line; do
+		case $line in
+		CONFIG_*=*)
+			sym=${line%%=*}
+			want=$line
+			;;
+		"# CONFIG_"*" is not set")
+			sym=${line#\# }
+			sym=${sym%% *}
+			want=$line
+			;;
+		*)
+			continue
+			;;
+		esac
+		got=$(grep -E "^($sym=|# $sym is not set)" "$new" || true)
+		if [ "$got" != "$want" ]; then
+			[ -n "$got" ] || got="(absent)"
+			tas_log "requested '$want', got '$got'"
+			bad=1
+		fi
+	done <"$TAS_QEMU_DIR/tas.config"
+	[ "$bad" -eq 0 ] || tas_die "options of tools/qemu/tas.config did not survive olddefconfig"
+
+	if ! cmp -s "$new" "$TAS_KOUT/.config"; then
+		mv "$new" "$TAS_KOUT/.config"
+	else
+		rm -f "$new"
+	fi
+}
+
+tas_build_kernel() {
+	tas_configure
+	tas_log "building bzImage (-j$TAS_JOBS)"
+	tas_logged "$TAS_KOUT/build.log" tas_kmake -j"$TAS_JOBS" bzImage
+	tas_log "installing the uAPI headers"
+	tas_logged "$TAS_KOUT/headers.log" tas_kmake headers_install
+}
+
+# Build and install kselftest targets ("$@") statically linked, through the
+# kernel's selftests Makefile, into $TAS_KOUT/kselftest_install.
+tas_build_kselftests() {
+	local install=$TAS_KOUT/kselftest_install
+
+	rm -rf "$install"
+	tas_log "building kselftests: $*"
+	tas_logged "$TAS_KOUT/kselftest.log" env LDFLAGS=-static \
+		make -C "$TAS_TREE/tools/testing/selftests" O="$TAS_KOUT" \
+		TARGETS="$*" KSFT_INSTALL_PATH="$install" install
+	TAS_KSFT_INSTALL=$install
+}
+
+# Build a static program from userspace/ against the kernel's uAPI headers.
+tas_build_user() {
+	local name=$1
+
+	mkdir -p "$TAS_KOUT/userspace"
+	tas_log "building userspace/$name"
+	${CC:-cc} -static -O2 -Wall -Wextra -Werror -isystem "$TAS_KHDR" \
+		-o "$TAS_KOUT/userspace/$name" "$TAS_ROOT/userspace/$name.c" ||
+		tas_die "building userspace/$name failed"
+}
+
+# tas_initramfs NAME INIT [SRC:DST]...: pack busybox, the init script INIT
+# and the given files or directories (copied to DST in the image) into
+# $TAS_KOUT/NAME.cpio.gz.
+tas_initramfs() {
+	local name=$1 init=$2 root=$TAS_KOUT/initramfs-$1 bb spec
+
+	shift 2
+	bb=$(command -v busybox) || tas_die "busybox (busybox-static) is not installed"
+	if command -v file >/dev/null; then
+		file -L "$bb" | grep -q 'statically linked' ||
+			tas_die "$bb is not statically linked (install busybox-static)"
+	fi
+	rm -rf "$root"
+	mkdir -p "$root"/{bin,sbin,dev,proc,sys,tmp,root,usr/bin,usr/sbin}
+	cp "$bb" "$root/bin/busybox"
+	ln -s busybox "$root/bin/sh"
+	install -m 755 "$init" "$root/init"
+	for spec in "$@"; do
+		mkdir -p "$root/$(dirname "${spec#*:}")"
+		cp -a "${spec%%:*}" "$root/${spec#*:}"
+	done
+	(cd "$root" && find . | LC_ALL=C sort | cpio -o -H newc --quiet) |
+		gzip -9 >"$TAS_KOUT/$name.cpio.gz" || tas_die "packing the initramfs failed"
+	TAS_INITRAMFS=$TAS_KOUT/$name.cpio.gz
+}
+
+# tas_boot LOG APPEND: boot bzImage with $TAS_INITRAMFS under TCG, the console
+# going to LOG. Returns 0, or 124 when the guest was killed as hung.
+tas_boot() {
+	local log=$1 append=$2 rc=0
+
+	tas_log "booting in QEMU (TCG, timeout ${TAS_BOOT_TIMEOUT} s), console log in $log"
+	timeout -k 10 "$TAS_BOOT_TIMEOUT" qemu-system-x86_64 -accel tcg \
+		-m 512 -smp 2 -nographic -no-reboot \
+		-device virtio-gpu-pci \
+		-kernel "$TAS_BZIMAGE" -initrd "$TAS_INITRAMFS" \
+		-append "console=ttyS0 panic=-1 oops=panic $append" \
+		</dev/null >"$log.raw" 2>&1 || rc=$?
+	tr -d '\r' <"$log.raw" >"$log"
+	rm -f "$log.raw"
+	if [ "$rc" -eq 124 ] || [ "$rc" -eq 137 ]; then
+		tas_log "the guest hung: killed after ${TAS_BOOT_TIMEOUT} s"
+		return 124
+	fi
+	[ "$rc" -eq 0 ] || tas_log "qemu exited with rc $rc"
+	return "$rc"
+}
+
+# Fail on kernel warnings, bugs, oopses, sanitizer and lockdep reports in LOG.
+tas_check_kernel_log() {
+	local log=$1 hits
+
+	hits=$(grep -nE 'WARNING:|BUG:|Oops|KASAN|UBSAN|possible circular locking|Call Trace|Kernel panic|kernel BUG' "$log" || true)
+	if [ -n "$hits" ]; then
+		tas_log "kernel problems in $log:"
+		printf '%s\n' "$hits" | head -n 40 >&2
+		return 1
+	fi
+	return 0
+}
+
+# tas_tap_totals LOG START END: count the kselftest results printed by
+# run_kselftest.sh between the lines START and END of LOG. Prints a
+# "# Totals:" line and sets TAS_PASS, TAS_FAIL, TAS_SKIP and TAS_MISSING.
+# Leaf results count: the harness's subtests ("# ok N ..."), or a top-level
+# result for a test without subtests; a test that reports fewer results
+# than its plan has missing ones.
+tas_tap_totals() {
+	local counts
+
+	counts=$(awk -v start="$2" -v end="$3" '
+		function close_group() {
+			if (!in_group)
+				return
+			if (group_plan > group_seen)
+				missing += group_plan - group_seen
+			in_group = 0
+		}
+		function leaf(line) {
+			if (line ~ /^(# )?not ok /)
+				fail++
+			else if (line ~ /# [Ss][Kk][Ii][Pp]/)
+				skip++
+			else
+				pass++
+		}
+		$0 == start { on = 1; next }
+		$0 == end { on = 0 }
+		!on { next }
+		/^1\.\.[0-9]+/ { top_plan = substr($1, 4) + 0; next }
+		/^# 1\.\.[0-9]+/ {
+			in_group = 1; group_plan = substr($2, 4) + 0; group_seen = 0
+			next
+		}
+		/^# (not )?ok [0-9]+ / { group_seen++; leaf($0); next }
+		/^(not )?ok [0-9]+ / {
+			top_seen++
+			if (!in_group) {
+				leaf($0)
+			} else if ($0 ~ /^not ok / && group_seen == group_plan && group_plan) {
+				fail++	# the test failed after all its subtests
+			}
+			close_group()
+			next
+		}
+		END {
+			close_group()
+			if (top_plan > top_seen)
+				missing += top_plan - top_seen
+			if (!top_plan && !top_seen)
+				missing++	# the runner printed nothing
+			printf "%d %d %d %d\n", pass, fail, skip, missing
+		}' "$1")
+	read -r TAS_PASS TAS_FAIL TAS_SKIP TAS_MISSING <<<"$counts"
+	echo "# Totals: pass:$TAS_PASS fail:$TAS_FAIL xfail:0 xpass:0 skip:$TAS_SKIP error:$TAS_MISSING"
+}

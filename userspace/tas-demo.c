@@ -1,0 +1,299 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * tas-demo: show what the TAS virtual DRM driver reports, then the
+ * gpu_scheduler trace events recorded in tracefs with a per-job summary of
+ * their latency fields (every field whose name ends in "_ns").
+ *
+ * Built statically against the kernel's uAPI headers, no libdrm:
+ *   cc -static -isystem $KOUT/usr/include -o tas-demo tas-demo.c
+ *
+ * Usage: tas-demo [TRACE_FILE]   (default /sys/kernel/tracing/trace)
+ */
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
+
+#include <drm/drm.h>
+#include <drm/tas_drm.h>
+
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+
+#define MAX_SHOWN_EVENTS	100
+#define MAX_JOBS		256
+#define MAX_FIELDS		8
+#define MAX_EVENT_TYPES		16
+
+static const struct {
+	__u32 param;
+	const char *name;
+} params[] = {
+	{ DRM_TAS_PARAM_VERSION, "VERSION" },
+	{ DRM_TAS_PARAM_NUM_RINGS, "NUM_RINGS" },
+	{ DRM_TAS_PARAM_MAX_NODES, "MAX_NODES" },
+	{ DRM_TAS_PARAM_MAX_EDGES, "MAX_EDGES" },
+	{ DRM_TAS_PARAM_MAX_WAITS, "MAX_WAITS" },
+	{ DRM_TAS_PARAM_MAX_SIGNALS, "MAX_SIGNALS" },
+};
+
+struct job {
+	char fence[48];		/* "context:seqno" */
+	char ring[32];
+	int nevents;
+	int nfields;
+	struct {
+		char name[32];
+		long long value;
+	} fields[MAX_FIELDS];
+};
+
+static struct job jobs[MAX_JOBS];
+static int njobs;
+
+static struct {
+	char name[48];
+	int count;
+} event_types[MAX_EVENT_TYPES];
+static int nevent_types;
+
+static int open_tas(char *path, size_t len, struct drm_version *ver,
+		    char *name, char *date, char *desc, size_t slen)
+{
+	struct dirent *de;
+	DIR *dir;
+	int fd = -1;
+
+	dir = opendir("/dev/dri");
+	if (!dir)
+		return -1;
+	while ((de = readdir(dir))) {
+		if (strncmp(de->d_name, "renderD", 7))
+			continue;
+		snprintf(path, len, "/dev/dri/%s", de->d_name);
+		fd = open(path, O_RDWR | O_CLOEXEC);
+		if (fd < 0)
+			continue;
+		memset(ver, 0, sizeof(*ver));
+		memset(name, 0, slen);
+		memset(date, 0, slen);
+		memset(desc, 0, slen);
+		ver->name = name;
+		ver->name_len = slen - 1;
+		ver->date = date;
+		ver->date_len = slen - 1;
+		ver->desc = desc;
+		ver->desc_len = slen - 1;
+		if (!ioctl(fd, DRM_IOCTL_VERSION, ver) && !strcmp(name, "tas"))
+			break;
+		close(fd);
+		fd = -1;
+	}
+	closedir(dir);
+	return fd;
+}
+
+static int show_device(void)
+{
+	char path[PATH_MAX], name[64], date[64], desc[64];
+	struct drm_version ver;
+	unsigned int i;
+	int fd;
+
+	fd = open_tas(path, sizeof(path), &ver, name, date, desc, sizeof(name));
+	if (fd < 0) {
+		printf("no tas render node found in /dev/dri\n");
+		return -1;
+	}
+
+	printf("== TAS device\n");
+	printf("node:    %s\n", path);
+	printf("driver:  %s %d.%d.%d (%s)\n", name, ver.version_major,
+	       ver.version_minor, ver.version_patchlevel, desc);
+	for (i = 0; i < ARRAY_SIZE(params); i++) {
+		struct drm_tas_get_param gp = { .param = params[i].param };
+
+		if (ioctl(fd, DRM_IOCTL_TAS_GET_PARAM, &gp))
+			printf("param %-12s error: %s\n", params[i].name,
+			       strerror(errno));
+		else
+			printf("param %-12s %llu\n", params[i].name,
+			       (unsigned long long)gp.value);
+	}
+	close(fd);
+	return 0;
+}
+
+static struct job *find_job(const char *fence)
+{
+	int i;
+
+	for (i = 0; i < njobs; i++)
+		if (!strcmp(jobs[i].fence, fence))
+			return &jobs[i];
+	if (njobs == MAX_JOBS)
+		return NULL;
+	snprintf(jobs[njobs].fence, sizeof(jobs[njobs].fence), "%s", fence);
+	return &jobs[njobs++];
+}
+
+static void count_event(const char *name)
+{
+	int i;
+
+	for (i = 0; i < nevent_types; i++) {
+		if (!strcmp(event_types[i].name, name)) {
+			event_types[i].count++;
+			return;
+		}
+	}
+	if (nevent_types < MAX_EVENT_TYPES) {
+		snprintf(event_types[nevent_types].name,
+			 sizeof(event_types[0].name), "%s", name);
+		event_types[nevent_types++].count = 1;
+	}
+}
+
+static void record_field(struct job *job, const char *key, long long value)
+{
+	int i;
+
+	for (i = 0; i < job->nfields; i++) {
+		if (!strcmp(job->fields[i].name, key)) {
+			job->fields[i].value = value;
+			return;
+		}
+	}
+	if (job->nfields < MAX_FIELDS) {
+		snprintf(job->fields[i].name, sizeof(job->fields[i].name),
+			 "%s", key);
+		job->fields[job->nfields++].value = value;
+	}
+}
+
+/*
+ * A trace line looks like
+ *   task-123 [000] ..... 1.234567: drm_sched_job_run: dev=..., fence=1:2, ...
+ * Fields are "key=value" separated by ", ".
+ */
+static void parse_event(char *line)
+{
+	char event[48], fence[48] = "", ring[32] = "", *p, *tok, *save;
+	struct {
+		char key[32];
+		long long value;
+	} ns[MAX_FIELDS];
+	int nns = 0, i;
+	struct job *job;
+
+	p = strstr(line, ": drm_sched_");
+	if (!p)
+		return;
+	p += 2;
+	tok = strchr(p, ':');
+	if (!tok || (size_t)(tok - p) >= sizeof(event))
+		return;
+	memcpy(event, p, tok - p);
+	event[tok - p] = '\0';
+	count_event(event);
+
+	for (tok = strtok_r(tok + 1, ", \n", &save); tok;
+	     tok = strtok_r(NULL, ", \n", &save)) {
+		char *eq = strchr(tok, '=');
+		size_t klen;
+
+		if (!eq)
+			continue;
+		*eq = '\0';
+		klen = strlen(tok);
+		if (!strcmp(tok, "fence"))
+			snprintf(fence, sizeof(fence), "%s", eq + 1);
+		else if (!strcmp(tok, "ring"))
+			snprintf(ring, sizeof(ring), "%s", eq + 1);
+		else if (klen > 3 && !strcmp(tok + klen - 3, "_ns") &&
+			 nns < MAX_FIELDS) {
+			snprintf(ns[nns].key, sizeof(ns[nns].key), "%s", tok);
+			ns[nns++].value = strtoll(eq + 1, NULL, 10);
+		}
+	}
+
+	if (!fence[0])
+		return;
+	job = find_job(fence);
+	if (!job)
+		return;
+	job->nevents++;
+	if (ring[0])
+		snprintf(job->ring, sizeof(job->ring), "%s", ring);
+	for (i = 0; i < nns; i++)
+		record_field(job, ns[i].key, ns[i].value);
+}
+
+static int show_trace(const char *path)
+{
+	int nevents = 0, i, j, with_ns = 0;
+	char line[1024];
+	FILE *f;
+
+	printf("\n== gpu_scheduler trace events (%s)\n", path);
+	f = fopen(path, "r");
+	if (!f) {
+		printf("cannot open %s: %s\n", path, strerror(errno));
+		return -1;
+	}
+	while (fgets(line, sizeof(line), f)) {
+		if (line[0] == '#' || !strstr(line, ": drm_sched_"))
+			continue;
+		if (nevents < MAX_SHOWN_EVENTS)
+			fputs(line, stdout);
+		nevents++;
+		parse_event(line);
+	}
+	fclose(f);
+
+	if (!nevents) {
+		printf("the trace holds no gpu_scheduler events: nothing ran a DRM scheduler job while\n"
+		       "the events were enabled (boot with trace_event=gpu_scheduler:* and run the\n"
+		       "drm_sched KUnit tests, or submit work to a scheduler-based driver)\n");
+		return 0;
+	}
+	if (nevents > MAX_SHOWN_EVENTS)
+		printf("... %d more events not shown\n", nevents - MAX_SHOWN_EVENTS);
+
+	printf("\n== %d events:", nevents);
+	for (i = 0; i < nevent_types; i++)
+		printf(" %s=%d", event_types[i].name, event_types[i].count);
+	printf("\n");
+
+	printf("\n== per-job summary (%d jobs, keyed by finished fence context:seqno)\n",
+	       njobs);
+	for (i = 0; i < njobs; i++) {
+		if (jobs[i].nfields)
+			with_ns++;
+		printf("job %-12s ring=%-16s events=%d", jobs[i].fence,
+		       jobs[i].ring[0] ? jobs[i].ring : "?", jobs[i].nevents);
+		for (j = 0; j < jobs[i].nfields; j++)
+			printf(" %s=%lld", jobs[i].fields[j].name,
+			       jobs[i].fields[j].value);
+		printf("\n");
+	}
+	if (!with_ns)
+		printf("no event carried a field named *_ns (the latency trace events are not in this kernel)\n");
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	int ret = 0;
+
+	if (show_device())
+		ret = 1;
+	if (show_trace(argc > 1 ? argv[1] : "/sys/kernel/tracing/trace"))
+		ret = 1;
+	return ret;
+}
