@@ -62,7 +62,7 @@ impl kernel::Module for TasModule {
         // extended reference is only passed to the DRM registration and not kept anywhere else.
         let fdev: &'static faux::Device<Bound> = unsafe { &*ptr::from_ref(faux.as_ref()) };
 
-        let drm = drm::UnregisteredDevice::<TasDriver>::new(fdev, TasData { num_rings })?;
+        let drm = drm::UnregisteredDevice::<TasDriver>::new(fdev, Ok(TasData { num_rings }))?;
 
         // SAFETY: The registration is stored in `TasModule` and dropped when the module is
         // unloaded; it is never forgotten.

@@ -112,7 +112,7 @@ TEST_F(tas, struct_layout)
 
 TEST_F(tas, param_version)
 {
-	__u64 value;
+	__u64 value = 0;
 
 	ASSERT_EQ(0, tas_get_param(self->fd, DRM_TAS_PARAM_VERSION, 0, &value));
 	ASSERT_EQ(TAS_UAPI_VERSION, value);
@@ -120,7 +120,7 @@ TEST_F(tas, param_version)
 
 TEST_F(tas, param_num_rings)
 {
-	__u64 value;
+	__u64 value = 0;
 
 	ASSERT_EQ(0, tas_get_param(self->fd, DRM_TAS_PARAM_NUM_RINGS, 0,
 				   &value));
@@ -143,7 +143,7 @@ TEST_F(tas, param_limits)
 	unsigned int i;
 
 	for (i = 0; i < ARRAY_SIZE(limits); i++) {
-		__u64 value;
+		__u64 value = 0;
 
 		ASSERT_EQ(0, tas_get_param(self->fd, limits[i].param, 0,
 					   &value));

@@ -39,7 +39,9 @@ tas_initramfs demo "$TAS_QEMU_DIR/init-demo" \
 
 log=$TAS_KOUT/demo.log
 rc=0
-tas_boot "$log" "trace_event=gpu_scheduler:* kunit.filter_glob=$glob" || rc=$?
+# The default trace clock falls back to jiffies resolution under TCG (unstable
+# TSC); the monotonic clock keeps event timestamps fine-grained.
+tas_boot "$log" "trace_event=gpu_scheduler:* trace_clock=mono kunit.filter_glob=$glob" || rc=$?
 
 echo "== KUnit ($glob) at boot"
 sed '/^TAS-GUEST:/,$d' "$log" | grep -E '^ *(# Subtest:|(not )?ok [0-9]+ |# Totals:|# [a-z_]+: pass:)' ||

@@ -39,7 +39,7 @@ fi
 rm -f "$json"
 rc=0
 python3 tools/testing/kunit/kunit.py run --arch=um --kunitconfig "$kconfig" \
-	--build_dir "$build" --jobs "$(nproc)" --timeout 900 --json "$json" \
+	--build_dir "$build" --jobs "$(nproc)" --timeout 900 --json="$json" \
 	"${mopts[@]}" >"$log" 2>&1 || rc=$?
 
 # The summary kunit.py printed.
@@ -69,9 +69,10 @@ def walk(node, path):
         if status not in ("PASS", "SKIP"):
             failed.append((".".join(path + [case["name"]]), case["name"], status))
 
-tests = data.get("tests") or data.get("test_groups") or []
-for t in tests:
+for t in data.get("sub_groups") or []:
     walk(t, [t["name"]])
+for case in data.get("test_cases") or []:
+    walk({"test_cases": [case]}, [])
 
 known_hit = [f for f in failed if f[1] in known]
 real = [f for f in failed if f[1] not in known]

@@ -16,6 +16,7 @@ same sources twice gives byte-identical patches/.
 Sub-commands:
   assemble [--out DIR] [--no-checkout]   build the commits, write the patches
   list                                   print "N<TAB>subject" per patch
+  files                                  kernel paths the series adds or edits
   commit N                               print the commit id of patch N
 """
 
@@ -211,6 +212,7 @@ def main():
     a.add_argument("--out", default=os.path.join(ROOT, "patches"))
     a.add_argument("--no-checkout", action="store_true")
     sub.add_parser("list")
+    sub.add_parser("files")
     c = sub.add_parser("commit")
     c.add_argument("n", type=int)
     args = ap.parse_args()
@@ -219,6 +221,16 @@ def main():
     if args.cmd == "list":
         for i, p in enumerate(s["patches"], 1):
             print(f"{i}\t{p['subject']}")
+        return
+    if args.cmd == "files":
+        seen = []
+        for p in s["patches"]:
+            paths = list((p.get("files") or {}).values())
+            for d in p.get("edits") or []:
+                with open(os.path.join(ROOT, d)) as f:
+                    paths += re.findall(r"^\+\+\+ b/(\S+)", f.read(), re.M)
+            seen += [x for x in paths if x not in seen]
+        print("\n".join(seen))
         return
     base = ensure_tree()
     if args.cmd == "commit":

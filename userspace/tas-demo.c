@@ -25,6 +25,9 @@
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
+/* Field separators of a trace line; the newline ends the last field. */
+#define SEPARATORS		", \t\n"
+
 #define MAX_SHOWN_EVENTS	100
 #define MAX_JOBS		256
 #define MAX_FIELDS		8
@@ -61,6 +64,15 @@ static struct {
 	int count;
 } event_types[MAX_EVENT_TYPES];
 static int nevent_types;
+
+/* Copy a string, truncated to the destination. */
+static void copy_str(char *dst, size_t size, const char *src)
+{
+	size_t n = strnlen(src, size - 1);
+
+	memcpy(dst, src, n);
+	dst[n] = '\0';
+}
 
 static int open_tas(char *path, size_t len, struct drm_version *ver,
 		    char *name, char *date, char *desc, size_t slen)
@@ -138,7 +150,7 @@ static struct job *find_job(const char *fence)
 			return &jobs[i];
 	if (njobs == MAX_JOBS)
 		return NULL;
-	snprintf(jobs[njobs].fence, sizeof(jobs[njobs].fence), "%s", fence);
+	copy_str(jobs[njobs].fence, sizeof(jobs[njobs].fence), fence);
 	return &jobs[njobs++];
 }
 
@@ -153,8 +165,8 @@ static void count_event(const char *name)
 		}
 	}
 	if (nevent_types < MAX_EVENT_TYPES) {
-		snprintf(event_types[nevent_types].name,
-			 sizeof(event_types[0].name), "%s", name);
+		copy_str(event_types[nevent_types].name,
+			 sizeof(event_types[0].name), name);
 		event_types[nevent_types++].count = 1;
 	}
 }
@@ -170,8 +182,7 @@ static void record_field(struct job *job, const char *key, long long value)
 		}
 	}
 	if (job->nfields < MAX_FIELDS) {
-		snprintf(job->fields[i].name, sizeof(job->fields[i].name),
-			 "%s", key);
+		copy_str(job->fields[i].name, sizeof(job->fields[i].name), key);
 		job->fields[job->nfields++].value = value;
 	}
 }
@@ -202,8 +213,8 @@ static void parse_event(char *line)
 	event[tok - p] = '\0';
 	count_event(event);
 
-	for (tok = strtok_r(tok + 1, ", \n", &save); tok;
-	     tok = strtok_r(NULL, ", \n", &save)) {
+	for (tok = strtok_r(tok + 1, SEPARATORS, &save); tok;
+	     tok = strtok_r(NULL, SEPARATORS, &save)) {
 		char *eq = strchr(tok, '=');
 		size_t klen;
 
@@ -211,13 +222,15 @@ static void parse_event(char *line)
 			continue;
 		*eq = '\0';
 		klen = strlen(tok);
-		if (!strcmp(tok, "fence"))
-			snprintf(fence, sizeof(fence), "%s", eq + 1);
-		else if (!strcmp(tok, "ring"))
-			snprintf(ring, sizeof(ring), "%s", eq + 1);
-		else if (klen > 3 && !strcmp(tok + klen - 3, "_ns") &&
-			 nns < MAX_FIELDS) {
-			snprintf(ns[nns].key, sizeof(ns[nns].key), "%s", tok);
+		if (!strcmp(tok, "fence")) {
+			/* The first one is the job's, add_dep names more. */
+			if (!fence[0])
+				copy_str(fence, sizeof(fence), eq + 1);
+		} else if (!strcmp(tok, "ring")) {
+			copy_str(ring, sizeof(ring), eq + 1);
+		} else if (klen > 3 && !strcmp(tok + klen - 3, "_ns") &&
+			   nns < MAX_FIELDS) {
+			copy_str(ns[nns].key, sizeof(ns[nns].key), tok);
 			ns[nns++].value = strtoll(eq + 1, NULL, 10);
 		}
 	}
@@ -229,7 +242,7 @@ static void parse_event(char *line)
 		return;
 	job->nevents++;
 	if (ring[0])
-		snprintf(job->ring, sizeof(job->ring), "%s", ring);
+		copy_str(job->ring, sizeof(job->ring), ring);
 	for (i = 0; i < nns; i++)
 		record_field(job, ns[i].key, ns[i].value);
 }
@@ -257,9 +270,10 @@ static int show_trace(const char *path)
 	fclose(f);
 
 	if (!nevents) {
-		printf("the trace holds no gpu_scheduler events: nothing ran a DRM scheduler job while\n"
-		       "the events were enabled (boot with trace_event=gpu_scheduler:* and run the\n"
-		       "drm_sched KUnit tests, or submit work to a scheduler-based driver)\n");
+		printf("the trace holds no gpu_scheduler events: no DRM scheduler job ran\n"
+		       "while the events were enabled (boot with trace_event=gpu_scheduler:*\n"
+		       "and run the drm_sched KUnit tests, or submit work to a\n"
+		       "scheduler-based driver)\n");
 		return 0;
 	}
 	if (nevents > MAX_SHOWN_EVENTS)
@@ -283,7 +297,8 @@ static int show_trace(const char *path)
 		printf("\n");
 	}
 	if (!with_ns)
-		printf("no event carried a field named *_ns (the latency trace events are not in this kernel)\n");
+		printf("no event carried a field named *_ns: this kernel lacks the\n"
+		       "latency trace events\n");
 	return 0;
 }
 

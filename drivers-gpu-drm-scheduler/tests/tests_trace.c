@@ -331,7 +331,7 @@ static void drm_sched_trace_cross_sched_dep(struct kunit *test)
 	struct drm_mock_sched_entity *e1, *e2;
 	struct drm_mock_sched_job *a, *b;
 	struct trace_test_rec *rb;
-	struct dma_fence *dep;
+	struct dma_fence *a_done;
 
 	e1 = drm_mock_sched_entity_new(test, DRM_SCHED_PRIORITY_NORMAL, s1);
 	e2 = drm_mock_sched_entity_new(test, DRM_SCHED_PRIORITY_NORMAL, s2);
@@ -339,8 +339,10 @@ static void drm_sched_trace_cross_sched_dep(struct kunit *test)
 	b = drm_mock_sched_job_new(test, e2);
 
 	drm_mock_sched_job_submit(a);
-	dep = dma_fence_get(&a->base.s_fence->finished);
-	KUNIT_ASSERT_EQ(test, drm_sched_job_add_dependency(&b->base, dep), 0);
+	/* Kept until the end: the scheduler drops a's s_fence once it is done. */
+	a_done = dma_fence_get(&a->base.s_fence->finished);
+	KUNIT_ASSERT_EQ(test, drm_sched_job_add_dependency(&b->base,
+							   dma_fence_get(a_done)), 0);
 	drm_mock_sched_job_submit(b);
 	KUNIT_ASSERT_TRUE(test, drm_mock_sched_job_wait_scheduled(a, HZ));
 
@@ -353,7 +355,7 @@ static void drm_sched_trace_cross_sched_dep(struct kunit *test)
 	rb = &log->recs[trace_test_find(log, TRACE_DISPATCH, &b->base)];
 	KUNIT_EXPECT_GE(test, rb->deps_ns, delay_ns);
 	KUNIT_EXPECT_EQ(test, ktime_compare(b->base.deps_resolved_ts,
-					    a->base.s_fence->finished.timestamp), 0);
+					    a_done->timestamp), 0);
 
 	drm_mock_sched_advance(s2, 1);
 	KUNIT_ASSERT_TRUE(test, drm_mock_sched_job_wait_finished(b, HZ));
@@ -361,6 +363,7 @@ static void drm_sched_trace_cross_sched_dep(struct kunit *test)
 	drm_mock_sched_entity_free(e1);
 	drm_mock_sched_fini(s2);
 	drm_mock_sched_fini(s1);
+	dma_fence_put(a_done);
 }
 
 static struct kunit_case drm_sched_trace_tests[] = {

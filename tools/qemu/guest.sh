@@ -8,6 +8,11 @@ tas_guest_setup() {
 	export PATH=/bin
 	mount -t devtmpfs devtmpfs /dev 2>/dev/null
 	mount -t proc proc /proc
+	# What udev would create; the kselftest runner writes to /dev/stdout.
+	ln -sf /proc/self/fd /dev/fd
+	ln -sf /proc/self/fd/0 /dev/stdin
+	ln -sf /proc/self/fd/1 /dev/stdout
+	ln -sf /proc/self/fd/2 /dev/stderr
 	mount -t sysfs sysfs /sys
 	mount -t debugfs debugfs /sys/kernel/debug
 	mount -t tracefs tracefs /sys/kernel/tracing

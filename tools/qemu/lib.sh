@@ -15,6 +15,8 @@ TAS_KHDR=$TAS_KOUT/usr/include			# from `make headers_install`
 TAS_JOBS=${TAS_JOBS:-2}
 # Bound on one boot; a guest that is still running after it is hung.
 TAS_BOOT_TIMEOUT=${TAS_BOOT_TIMEOUT:-300}
+# Extra kernel command line, e.g. TAS_APPEND=tas.num_rings=16.
+TAS_APPEND=${TAS_APPEND:-}
 
 tas_log() { printf '%s: %s\n' "${0##*/}" "$*" >&2; }
 tas_die() { tas_log "error: $*"; exit 1; }
@@ -155,7 +157,7 @@ tas_boot() {
 		-m 512 -smp 2 -nographic -no-reboot \
 		-device virtio-gpu-pci \
 		-kernel "$TAS_BZIMAGE" -initrd "$TAS_INITRAMFS" \
-		-append "console=ttyS0 panic=-1 oops=panic $append" \
+		-append "console=ttyS0 panic=-1 oops=panic $append $TAS_APPEND" \
 		</dev/null >"$log.raw" 2>&1 || rc=$?
 	tr -d '\r' <"$log.raw" >"$log"
 	rm -f "$log.raw"

@@ -1,0 +1,64 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Build every prefix of the series for UML (incrementally, in one build
+# directory) with the options of kunit/.kunitconfig and the series' own
+# options on, then the full series with the series' options off. Fails on the
+# first build that breaks. The series' own options are the CONFIG_ symbols
+# that its Kconfig files add (read from series.yaml's files and edits).
+set -euo pipefail
+. "$(dirname "$0")/env.sh"
+
+py=$TAS_TOOLS/venv/bin/python
+"$py" "$TAS_ROOT/tools/series.py" assemble --out "$(mktemp -d)" >/dev/null
+n=$("$py" "$TAS_ROOT/tools/series.py" list | wc -l)
+build=$TAS_OUT/bisect
+mkdir -p "$build"
+
+# Symbols the series introduces: "config FOO" lines added by the series.
+new_syms=$(git -C "$TAS_TREE" diff "$("$py" "$TAS_ROOT/tools/series.py" commit 0)" series -- '*Kconfig*' |
+	sed -n 's/^+\(menu\)\?config \([A-Z0-9_]*\).*/\2/p' | sort -u)
+
+configure() { # $1: on|off
+	local sym opts=()
+	make -s -C "$TAS_TREE" O="$build" ARCH=um "${TAS_KMAKE[@]}" defconfig >/dev/null
+	while read -r line; do
+		case "$line" in CONFIG_*=y) opts+=(-e "${line%%=*}");; esac
+	done <"$TAS_ROOT/kunit/.kunitconfig"
+	for sym in $new_syms; do
+		if [ "$1" = on ]; then opts+=(-e "$sym"); else opts+=(-d "$sym"); fi
+	done
+	"$TAS_TREE/scripts/config" --file "$build/.config" "${opts[@]/#CONFIG_/}"
+	make -s -C "$TAS_TREE" O="$build" ARCH=um "${TAS_KMAKE[@]}" olddefconfig >/dev/null
+}
+
+build_one() { # $1: label
+	local t0=$SECONDS
+	if ! make -C "$TAS_TREE" O="$build" ARCH=um "${TAS_KMAKE[@]}" -j"$(nproc)" all \
+		>"$build/build.log" 2>&1; then
+		grep -E 'error|Error' "$build/build.log" | head -n 30
+		echo "bisect: FAIL: $1 does not build (log: $build/build.log)"
+		git -C "$TAS_TREE" checkout -q -f series
+		exit 1
+	fi
+	# Warnings in what the series adds or edits (clippy and rustc report the
+	# file on the line after the message).
+	if grep -A2 -E '^(warning|error)(\[\S+\])?: |: warning: ' "$build/build.log" |
+		grep -F -f <("$py" "$TAS_ROOT/tools/series.py" files) >"$build/warnings.log"; then
+		cat "$build/warnings.log"
+		echo "bisect: FAIL: $1 builds with warnings"
+		git -C "$TAS_TREE" checkout -q -f series
+		exit 1
+	fi
+	echo "bisect: $1 builds ($((SECONDS - t0)) s)"
+}
+
+for k in $(seq 1 "$n"); do
+	git -C "$TAS_TREE" checkout -q -f "$("$py" "$TAS_ROOT/tools/series.py" commit "$k")"
+	configure on
+	build_one "patch $k/$n (options on: $(echo $new_syms))"
+done
+configure off
+build_one "patch $n/$n (options off: $(echo $new_syms))"
+git -C "$TAS_TREE" checkout -q -f series
+echo "bisect: all $n prefixes build"

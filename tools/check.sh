@@ -1,0 +1,64 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# make check: everything that tests the series, from a bare Debian machine.
+#   setup, series-check, kunit (UML), checkpatch (+ rustfmt, kernel-doc,
+#   clippy), bisect, qemu-test (x86_64 under TCG)
+# Every step runs even when an earlier one failed; the summary names each
+# step's result and time, and the last line totals the test cases.
+set -uo pipefail
+. "$(dirname "$0")/env.sh"
+cd "$TAS_ROOT"
+
+t_all=$SECONDS
+steps=()
+failed_steps=0
+passed=0 failed=0 skipped=0
+logdir=$TAS_OUT/check
+mkdir -p "$logdir"
+
+step() { # name command...
+	local name=$1 t0=$SECONDS rc=0
+	shift
+	echo "=== $name"
+	"$@" 2>&1 | tee "$logdir/$name.log" || rc=${PIPESTATUS[0]}
+	if [ "$rc" -eq 0 ]; then
+		steps+=("$(printf '%-12s ok    %5ss' "$name" $((SECONDS - t0)))")
+	else
+		steps+=("$(printf '%-12s FAIL  %5ss (exit %s)' "$name" $((SECONDS - t0)) "$rc")")
+		failed_steps=$((failed_steps + 1))
+	fi
+	return 0
+}
+
+# Adds the "P passed, F failed, S skipped" line a step printed last.
+count() { # name
+	local line
+	line=$(grep -E '^([a-z-]+: )?[0-9]+ passed, [0-9]+ failed' "$logdir/$1.log" | tail -n 1)
+	[ -n "$line" ] || return 0
+	line=${line#*: }
+	passed=$((passed + $(sed -E 's/^([0-9]+) passed.*/\1/' <<<"$line")))
+	failed=$((failed + $(sed -E 's/.* ([0-9]+) failed.*/\1/' <<<"$line")))
+	if grep -q skipped <<<"$line"; then
+		skipped=$((skipped + $(sed -E 's/.* ([0-9]+) skipped.*/\1/' <<<"$line")))
+	fi
+}
+
+step setup tools/setup.sh
+step series-check tools/series-check.sh
+# The tree the builds use: the series as series.yaml has it.
+"$TAS_TOOLS/venv/bin/python" tools/series.py assemble --out "$logdir/patches" >/dev/null
+step kunit tools/kunit.sh
+count kunit
+step checkpatch tools/checkpatch.sh
+step qemu-test tools/qemu-test.sh
+count qemu-test
+step bisect tools/bisect.sh
+
+echo
+echo "=== summary (total $((SECONDS - t_all)) s)"
+printf '%s\n' "${steps[@]}"
+grep -h '^kunit: known upstream failure' "$logdir/kunit.log" || true
+failed=$((failed + failed_steps))
+echo "check: $passed passed, $failed failed, $skipped skipped"
+[ "$failed" -eq 0 ]
