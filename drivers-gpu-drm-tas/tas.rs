@@ -55,11 +55,11 @@ impl kernel::Module for TasModule {
 
         let faux = faux::Registration::new(c"tas", None)?;
 
-        // SAFETY: The `struct faux_device` behind `faux` is allocated by the faux bus, not stored
-        // in `faux`, so moving `faux` does not move it. It stays registered and bound until `faux`
-        // is dropped, which happens only after the DRM registration created below is dropped,
-        // since `TasModule` declares `_drm` before `_faux` and neither is ever forgotten. The
-        // extended reference is only passed to the DRM registration and not kept anywhere else.
+        // SAFETY: `faux.as_ref()` points to the `struct faux_device` allocated by the faux bus,
+        // not into `faux` itself, so moving `faux` into `TasModule` does not invalidate it; the
+        // device stays registered and bound until `faux` is dropped. Beyond this function, the
+        // `'static` lifetime is only kept by the DRM registration in `TasModule::_drm`, which is
+        // declared before `_faux` and hence dropped first; neither is ever forgotten.
         let fdev: &'static faux::Device<Bound> = unsafe { &*ptr::from_ref(faux.as_ref()) };
 
         let drm = drm::UnregisteredDevice::<TasDriver>::new(fdev, Ok(TasData { num_rings }))?;

@@ -161,12 +161,19 @@ def clippy():
     for f in ours:
         os.utime(os.path.join(TREE, f))
     kmake = os.environ["TAS_KMAKE_STR"].split()
-    r = run(["make", "ARCH=um", f"O={build}", f"-j{os.cpu_count()}",
+    r = run(["make", "ARCH=um", f"O={build}", f"-j{os.cpu_count()}", "V=0",
              *kmake, "all"])
     text = r.stdout + r.stderr
     if r.returncode:
         print(text[-6000:])
         print("clippy: FAIL: build failed")
+        return 1
+    # Every directory with Rust files of ours was compiled through clippy.
+    linted = set(re.findall(r"^\s*CLIPPY\s+(?:\[M\]\s+)?(\S+)", text, re.M))
+    missed = sorted({os.path.dirname(f) for f in ours}
+                    - {os.path.dirname(f) for f in linted})
+    if missed:
+        print(f"clippy: FAIL: not compiled in the KUnit configuration: {', '.join(missed)}")
         return 1
     warnings = [m.group(0) for m in re.finditer(r"^(warning|error)(\[\S+\])?: .*$",
                                                 text, re.M)]

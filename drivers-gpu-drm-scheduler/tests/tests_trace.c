@@ -73,14 +73,12 @@ static void trace_test_probe_queue(void *data, struct drm_sched_job *job,
 	trace_test_record(data, TRACE_QUEUE, job);
 }
 
-static void trace_test_probe_deps(void *data, struct drm_sched_job *job,
-				  struct drm_sched_entity *entity)
+static void trace_test_probe_deps(void *data, struct drm_sched_job *job)
 {
 	trace_test_record(data, TRACE_DEPS_RESOLVED, job);
 }
 
-static void trace_test_probe_dispatch(void *data, struct drm_sched_job *job,
-				      struct drm_sched_entity *entity)
+static void trace_test_probe_dispatch(void *data, struct drm_sched_job *job)
 {
 	trace_test_record(data, TRACE_DISPATCH, job);
 }

@@ -60,6 +60,10 @@ tas_configure() {
 
 	while IFS= read -r line; do
 		case $line in
+		CONFIG_*=n)
+			sym=${line%%=*}
+			want="# $sym is not set"
+			;;
 		CONFIG_*=*)
 			sym=${line%%=*}
 			want=$line
