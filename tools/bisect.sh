@@ -30,6 +30,14 @@ configure() { # $1: on|off
 	done
 	"$TAS_TREE/scripts/config" --file "$build/.config" "${opts[@]/#CONFIG_/}"
 	make -s -C "$TAS_TREE" O="$build" ARCH=um "${TAS_KMAKE[@]}" olddefconfig >/dev/null
+	# A symbol this prefix already has must have survived olddefconfig.
+	for sym in $new_syms; do
+		grep -rqs "^\(menu\)\?config $sym\$" --include='Kconfig*' "$TAS_TREE/drivers" "$TAS_TREE/rust" || continue
+		if [ "$1" = on ] && ! grep -q "^CONFIG_$sym=y" "$build/.config"; then
+			echo "bisect: FAIL: CONFIG_$sym=y did not survive olddefconfig"
+			exit 1
+		fi
+	done
 }
 
 build_one() { # $1: label

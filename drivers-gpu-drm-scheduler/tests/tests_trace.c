@@ -202,7 +202,11 @@ static struct dma_fence *trace_test_fence_new(struct kunit *test)
 	return &f->base;
 }
 
-static void drm_sched_trace_no_deps(struct kunit *test)
+/*
+ * Runs one job, with @dep as its dependency if not NULL, and checks that it
+ * resolved exactly at push time.
+ */
+static void trace_test_resolved_at_push(struct kunit *test, struct dma_fence *dep)
 {
 	struct drm_mock_scheduler *sched = drm_mock_sched_new(test, MAX_SCHEDULE_TIMEOUT);
 	struct trace_test_log *log = test->priv;
@@ -211,13 +215,17 @@ static void drm_sched_trace_no_deps(struct kunit *test)
 
 	entity = drm_mock_sched_entity_new(test, DRM_SCHED_PRIORITY_NORMAL, sched);
 	job = drm_mock_sched_job_new(test, entity);
+	if (dep)
+		KUNIT_ASSERT_EQ(test, drm_sched_job_add_dependency(&job->base,
+								   dma_fence_get(dep)), 0);
 	drm_mock_sched_job_submit(job);
 	KUNIT_ASSERT_TRUE(test, drm_mock_sched_job_wait_scheduled(job, HZ));
 
 	trace_test_check_job(test, log, job);
-	/* Nothing to wait for: resolved at push time, exactly. */
 	KUNIT_EXPECT_EQ(test, log->recs[trace_test_find(log, TRACE_DISPATCH,
 							&job->base)].deps_ns, 0);
+	KUNIT_EXPECT_EQ(test, ktime_compare(job->base.deps_resolved_ts,
+					    job->base.submit_ts), 0);
 
 	drm_mock_sched_advance(sched, 1);
 	KUNIT_ASSERT_TRUE(test, drm_mock_sched_job_wait_finished(job, HZ));
@@ -225,33 +233,19 @@ static void drm_sched_trace_no_deps(struct kunit *test)
 	drm_mock_sched_fini(sched);
 }
 
+/* Nothing to wait for: resolved at push time. */
+static void drm_sched_trace_no_deps(struct kunit *test)
+{
+	trace_test_resolved_at_push(test, NULL);
+}
+
+/* A dependency that signalled before the push is not waited for. */
 static void drm_sched_trace_signaled_dep(struct kunit *test)
 {
-	struct drm_mock_scheduler *sched = drm_mock_sched_new(test, MAX_SCHEDULE_TIMEOUT);
-	struct trace_test_log *log = test->priv;
-	struct drm_mock_sched_entity *entity;
-	struct drm_mock_sched_job *job;
-	struct dma_fence *fence;
+	struct dma_fence *fence = trace_test_fence_new(test);
 
-	/* A dependency that signalled before the push is not waited for. */
-	fence = trace_test_fence_new(test);
 	dma_fence_signal(fence);
-
-	entity = drm_mock_sched_entity_new(test, DRM_SCHED_PRIORITY_NORMAL, sched);
-	job = drm_mock_sched_job_new(test, entity);
-	KUNIT_ASSERT_EQ(test, drm_sched_job_add_dependency(&job->base,
-							   dma_fence_get(fence)), 0);
-	drm_mock_sched_job_submit(job);
-	KUNIT_ASSERT_TRUE(test, drm_mock_sched_job_wait_scheduled(job, HZ));
-
-	trace_test_check_job(test, log, job);
-	KUNIT_EXPECT_EQ(test, log->recs[trace_test_find(log, TRACE_DISPATCH,
-							&job->base)].deps_ns, 0);
-
-	drm_mock_sched_advance(sched, 1);
-	KUNIT_ASSERT_TRUE(test, drm_mock_sched_job_wait_finished(job, HZ));
-	drm_mock_sched_entity_free(entity);
-	drm_mock_sched_fini(sched);
+	trace_test_resolved_at_push(test, fence);
 	dma_fence_put(fence);
 }
 
