@@ -9,8 +9,9 @@
 //!   can signal the fence. [`DriverFence::signal`] and [`DriverFence::signal_with_error`]
 //!   consume it, so a fence is signalled exactly once by construction, and its error (if any) is
 //!   always set before it is signalled. Dropping a [`DriverFence`] that was not signalled signals
-//!   it with `ECANCELED`, so no waiter can hang on a producer that went away. All allocation
-//!   happens when the [`DriverFence`] is created; signalling cannot fail and does not allocate.
+//!   it with `ECANCELED`, so no waiter can hang on a producer that went away. The memory of a
+//!   fence can be allocated ahead of time ([`FenceAllocation`]), apart from taking its sequence
+//!   number ([`FenceContext::init_fence`]); signalling cannot fail and does not allocate.
 //!
 //! - The consumer, [`Fence`], is a reference counted handle ([`ARef<Fence>`]) that can be waited
 //!   on, queried and passed to C code. It can be obtained from a [`DriverFence`] or from a raw
@@ -30,10 +31,12 @@
 //!   the fence from its ops on signalling. A signalled fence therefore references no driver
 //!   code or data at all.
 //! - The driver and timeline names are `'static` strings that are only read through the ops
-//!   while the fence is unsignalled, i.e. while the [`DriverFence`] still exists. A driver has
-//!   to drop (and thereby signal) all its [`DriverFence`]s before its module is unloaded, which
-//!   it does by tearing down whatever owns them; leaking a [`DriverFence`] is a bug (the fence
-//!   would never signal) just like it is in C.
+//!   while the fence is unsignalled, i.e. while the [`DriverFence`] still exists, and within
+//!   an RCU read-side critical section (module unloading waits for a grace period). A module
+//!   drops (and thereby signals) its [`DriverFence`]s when it tears down whatever owns them,
+//!   at the latest in its exit path. Leaking a [`DriverFence`] is a bug, just like not
+//!   signalling a fence is in C: its waiters hang, and, as with any `'static` data borrowed from
+//!   a module, the names dangle once the module is gone.
 //! - The [`FenceContext`] holds no state a fence refers to; it can be dropped while its fences
 //!   are still alive.
 //!
@@ -54,6 +57,7 @@
 use crate::{
     alloc::Flags,
     bindings,
+    container_of,
     error::to_result,
     prelude::*,
     sync::{
@@ -64,7 +68,7 @@ use crate::{
         atomic::{
             Atomic,
             Relaxed, //
-        },
+        }, //
     },
     time::{
         msecs_to_jiffies,
@@ -73,7 +77,7 @@ use crate::{
     types::{
         NotThreadSafe,
         Opaque, //
-    },
+    }, //
 };
 use core::{
     mem::ManuallyDrop,
@@ -84,7 +88,7 @@ use core::{
     ptr::{
         self,
         NonNull, //
-    },
+    }, //
 };
 
 /// A consumer reference to a DMA fence.
@@ -340,21 +344,30 @@ impl FenceContext {
 
     /// Creates a new unsignalled fence with the next sequence number of this context.
     ///
-    /// This is the only step that can fail. The returned producer carries `data` for the driver
-    /// (e.g. the job the fence belongs to) until it is signalled.
+    /// The returned producer carries `data` for the driver (e.g. the job the fence belongs to)
+    /// until it is signalled. This is [`FenceAllocation::new`] followed by
+    /// [`FenceContext::init_fence`]; use those where the sequence number has to be taken later
+    /// than the memory can be allocated.
     pub fn new_fence<T>(&self, data: T, flags: Flags) -> Result<DriverFence<T>> {
-        let raw = KBox::new(
-            RawFence {
-                fence: Opaque::uninit(),
-                driver_name: self.driver_name,
-                timeline_name: self.timeline_name,
-            },
-            flags,
-        )?;
+        Ok(self.init_fence(FenceAllocation::new(flags)?, data))
+    }
+
+    /// Turns a pre-allocated fence into a new unsignalled fence of this context.
+    ///
+    /// The fence gets the next sequence number of this context now, so the order in which a
+    /// driver calls this is the order in which it has to signal the fences. This cannot fail
+    /// and does not allocate; it can be called where allocating could deadlock, e.g. in a
+    /// scheduler's `run_job()`.
+    pub fn init_fence<T>(&self, alloc: FenceAllocation, data: T) -> DriverFence<T> {
         let seqno = self.seqno.fetch_add(1, Relaxed) + 1;
-        let raw = KBox::into_raw(raw);
-        // SAFETY: `raw` points to a valid `RawFence` (from `KBox::into_raw`).
-        let fence = unsafe { Opaque::cast_into(&raw const (*raw).fence) };
+        let raw = KBox::into_raw(alloc.raw);
+        // SAFETY: `raw` points to a valid `RawFence` (from `KBox::into_raw`) that nothing else
+        // accesses.
+        let fence = unsafe {
+            (*raw).driver_name = self.driver_name;
+            (*raw).timeline_name = self.timeline_name;
+            Opaque::cast_into(&raw const (*raw).fence)
+        };
         // SAFETY: `fence` is valid for writes. `FENCE_OPS` is static and has the mandatory name
         // callbacks. A `NULL` lock makes the fence use its inline lock. From here on, the fence
         // reference count owns the allocation: it was allocated with `kmalloc()`, and the
@@ -364,10 +377,42 @@ impl FenceContext {
         };
         // INVARIANT: The fence was just initialised with `FENCE_OPS`, and nothing else can
         // signal it. The initial reference is transferred to `fence`.
-        Ok(DriverFence {
+        DriverFence {
             // SAFETY: `fence` is valid and initialised, and its initial reference is ours.
             fence: unsafe { Fence::from_raw_owned(NonNull::new_unchecked(fence)) },
             data,
+        }
+    }
+}
+
+/// Memory for a fence, allocated ahead of time.
+///
+/// Creating a fence is split into this allocation, which can fail, and
+/// [`FenceContext::init_fence`], which cannot and assigns the sequence number. Dropping an unused
+/// allocation frees it.
+pub struct FenceAllocation {
+    raw: KBox<RawFence>,
+}
+
+// SAFETY: The allocation is owned by the `FenceAllocation` alone and holds no initialised fence;
+// it can be moved to and freed on any thread.
+unsafe impl Send for FenceAllocation {}
+
+// SAFETY: `FenceAllocation` has no methods taking `&self`.
+unsafe impl Sync for FenceAllocation {}
+
+impl FenceAllocation {
+    /// Allocates the memory for one fence.
+    pub fn new(flags: Flags) -> Result<Self> {
+        Ok(Self {
+            raw: KBox::new(
+                RawFence {
+                    fence: Opaque::uninit(),
+                    driver_name: c"",
+                    timeline_name: c"",
+                },
+                flags,
+            )?,
         })
     }
 }
@@ -383,7 +428,7 @@ impl FenceContext {
 ///
 /// # Invariants
 ///
-/// `fence` was created by [`FenceContext::new_fence`] with the ops [`FENCE_OPS`], is not
+/// `fence` was created by [`FenceContext::new_fence`] with the ops `FENCE_OPS`, is not
 /// signalled, and can only be signalled through this [`DriverFence`].
 pub struct DriverFence<T = ()> {
     fence: ARef<Fence>,
@@ -568,6 +613,15 @@ pub struct FenceCallback<H: FenceCallbackHandler> {
     cb: Opaque<bindings::dma_fence_cb>,
 }
 
+// SAFETY: The `struct dma_fence_cb` is only accessed by the dma-fence core and by
+// `PinnedDrop::drop`, both under the fence lock, from whatever thread; the fence is `Send`. So
+// the registration can be moved (and dropped) on another thread if the handler can.
+unsafe impl<H: FenceCallbackHandler + Send> Send for FenceCallback<H> {}
+
+// SAFETY: `&FenceCallback` only gives access to the fence, which is `Sync`, and to the handler,
+// which is `Sync` by the bound of `FenceCallbackHandler`.
+unsafe impl<H: FenceCallbackHandler> Sync for FenceCallback<H> {}
+
 impl<H: FenceCallbackHandler> FenceCallback<H> {
     /// Registers `handler` to be run when `fence` is signalled.
     ///
@@ -616,7 +670,7 @@ impl<H: FenceCallbackHandler> FenceCallback<H> {
         let this = unsafe { container_of!(Opaque::cast_from(cb), Self, cb) };
         // SAFETY: `this` is valid (see above). Only a shared reference to `handler` is created,
         // and `H: Sync`.
-        let handler = unsafe { &*(&raw const (*this).handler) };
+        let handler = unsafe { &(*this).handler };
         // SAFETY: The core holds a reference to `fence` while signalling it.
         handler.fence_signaled(unsafe { Fence::from_raw(fence) });
     }
@@ -640,6 +694,13 @@ impl<H: FenceCallbackHandler> PinnedDrop for FenceCallback<H> {
 pub struct FenceChain {
     chain: KBox<Opaque<bindings::dma_fence_chain>>,
 }
+
+// SAFETY: A `FenceChain` is an uninitialised allocation owned by it alone; it can be moved to and
+// freed on any thread.
+unsafe impl Send for FenceChain {}
+
+// SAFETY: `FenceChain` has no methods taking `&self`.
+unsafe impl Sync for FenceChain {}
 
 impl FenceChain {
     /// Allocates a chain node.
@@ -836,7 +897,7 @@ mod tests {
         assert!(!fence.is_signaled());
 
         // Signal from a workqueue while this thread sleeps in the wait.
-        workqueue::system().try_spawn(GFP_KERNEL, move || {
+        workqueue::system_long().try_spawn(GFP_KERNEL, move || {
             fsleep(Delta::from_millis(20));
             df.signal();
         })?;
@@ -877,11 +938,11 @@ mod tests {
 
     #[test]
     fn fence_outlives_context() -> Result {
-        let ctx = FenceContext::new(DRIVER, TIMELINE);
-        let context = ctx.context();
-        let df = ctx.new_fence((), GFP_KERNEL)?;
+        let (context, df) = {
+            let ctx = FenceContext::new(DRIVER, TIMELINE);
+            (ctx.context(), ctx.new_fence((), GFP_KERNEL)?)
+        };
         let fence = df.fence().clone();
-        drop(ctx);
 
         // The producer outlives its context too.
         let cb = KBox::pin_init(FenceCallback::new(&fence, Counter::new()), GFP_KERNEL)?;
@@ -943,6 +1004,41 @@ mod tests {
         assert!(p2.is_signaled());
         assert_eq!(p2.wait(false, Some(Delta::from_secs(10))), Ok(()));
         Ok(())
+    }
+
+    #[test]
+    fn preallocated_fence() -> Result {
+        let ctx = FenceContext::new(DRIVER, TIMELINE);
+        let first = FenceAllocation::new(GFP_KERNEL)?;
+        let second = FenceAllocation::new(GFP_KERNEL)?;
+        let unused = FenceAllocation::new(GFP_KERNEL)?;
+
+        // The sequence number is taken when the fence is initialised, not when it is allocated.
+        let b = ctx.init_fence(second, 2u32);
+        let a = ctx.init_fence(first, 1u32);
+        drop(unused);
+        assert_eq!(b.fence().seqno(), 1);
+        assert_eq!(a.fence().seqno(), 2);
+        assert_eq!(a.fence().context(), ctx.context());
+        assert_eq!((*a, *b), (1, 2));
+
+        let fb = b.fence().clone();
+        b.signal();
+        a.signal();
+        assert!(fb.is_signaled());
+        Ok(())
+    }
+
+    #[test]
+    fn thread_safety() {
+        fn send_sync<T: Send + Sync>() {}
+        send_sync::<Fence>();
+        send_sync::<ARef<Fence>>();
+        send_sync::<FenceContext>();
+        send_sync::<DriverFence<u32>>();
+        send_sync::<FenceCallback<Counter>>();
+        send_sync::<FenceChain>();
+        send_sync::<FenceAllocation>();
     }
 
     #[test]

@@ -22,18 +22,28 @@ new_syms=$(git -C "$TAS_TREE" diff "$("$py" "$TAS_ROOT/tools/series.py" commit 0
 configure() { # $1: on|off
 	local sym opts=()
 	make -s -C "$TAS_TREE" O="$build" ARCH=um "${TAS_KMAKE[@]}" defconfig >/dev/null
+	# What kunit.py builds for UML: its UML options plus our .kunitconfig.
 	while read -r line; do
 		case "$line" in CONFIG_*=y) opts+=(-e "${line%%=*}");; esac
-	done <"$TAS_ROOT/kunit/.kunitconfig"
+	done < <(cat "$TAS_TREE/tools/testing/kunit/configs/arch_uml.config" \
+		"$TAS_ROOT/kunit/.kunitconfig")
 	for sym in $new_syms; do
 		if [ "$1" = on ]; then opts+=(-e "$sym"); else opts+=(-d "$sym"); fi
 	done
 	"$TAS_TREE/scripts/config" --file "$build/.config" "${opts[@]/#CONFIG_/}"
 	make -s -C "$TAS_TREE" O="$build" ARCH=um "${TAS_KMAKE[@]}" olddefconfig >/dev/null
-	# A symbol this prefix already has must have survived olddefconfig.
-	for sym in $new_syms; do
-		grep -rqs "^\(menu\)\?config $sym\$" --include='Kconfig*' "$TAS_TREE/drivers" "$TAS_TREE/rust" || continue
-		if [ "$1" = on ] && ! grep -q "^CONFIG_$sym=y" "$build/.config"; then
+	# Every option asked for that this prefix has must have survived
+	# olddefconfig (a series option, before the patch adding it, has not).
+	for sym in "${opts[@]}"; do
+		case "$sym" in -e|-d) continue;; esac
+		sym=${sym#CONFIG_}
+		if [ "$1" = off ] && grep -qx "$sym" <<<"$new_syms"; then
+			! grep -q "^CONFIG_$sym=y" "$build/.config" || {
+				echo "bisect: FAIL: CONFIG_$sym is still on"; exit 1; }
+			continue
+		fi
+		grep -q "^CONFIG_$sym=y" "$build/.config" && continue
+		if grep -rqs --include='Kconfig*' "^\(menu\)\?config $sym\$" "$TAS_TREE" ; then
 			echo "bisect: FAIL: CONFIG_$sym=y did not survive olddefconfig"
 			exit 1
 		fi

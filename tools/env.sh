@@ -16,7 +16,7 @@ export LIBCLANG_PATH=/usr/lib/llvm-19/lib
 # The kernel's make arguments for a Rust build with Debian's toolchain. Every
 # build lints its Rust code with clippy, so the lint build is the test build.
 TAS_KMAKE=(LLVM=-19 RUSTC=/usr/bin/rustc RUSTFMT=/usr/bin/rustfmt
-	BINDGEN="$TAS_TOOLS/bin/bindgen" HOSTRUSTC=/usr/bin/rustc
+	BINDGEN="$TAS_TOOLS/bin/bindgen" HOSTRUSTC=/usr/bin/rustc RUSTDOC=/usr/bin/rustdoc
 	CLIPPY=1 CLIPPY_DRIVER=/usr/bin/clippy-driver)
 TAS_KMAKE_STR="${TAS_KMAKE[*]}"
 export TAS_KMAKE_STR
