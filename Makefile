@@ -8,7 +8,7 @@ SHELL := /bin/bash
 PY := $${TAS_CACHE:-$${XDG_CACHE_HOME:-$$HOME/.cache}/tas}/tools/venv/bin/python
 
 .PHONY: all setup series series-check checkpatch rustfmtcheck clippy kernel-doc \
-	bisect kunit qemu-test check demo
+	bisect kunit qemu-test check demo bench-trace
 
 all: check
 
@@ -41,6 +41,10 @@ kunit:
 
 qemu-test:
 	tools/qemu-test.sh
+
+# Cost of the drm_sched trace events: base vs series vs events on (UML).
+bench-trace:
+	tools/bench-trace.sh
 
 # The README's test command, run by .ci/run.
 check:
