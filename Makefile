@@ -54,5 +54,5 @@ check:
 # and run the demo.
 demo:
 	tools/setup.sh
-	$(PY) tools/series.py assemble --out "$${TAS_CACHE:-$$HOME/.cache/tas}/demo-patches"
+	. tools/env.sh && tas_assemble
 	tools/demo.sh

@@ -12,7 +12,7 @@ set -euo pipefail
 
 rounds=${ROUNDS:-3}
 py=$TAS_TOOLS/venv/bin/python
-"$py" "$TAS_ROOT/tools/series.py" assemble --out "$(mktemp -d)" >/dev/null
+tas_assemble
 bdir=$TAS_CACHE/bench-trace
 mkdir -p "$bdir"
 mopts=()

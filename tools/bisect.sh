@@ -10,7 +10,7 @@ set -euo pipefail
 . "$(dirname "$0")/env.sh"
 
 py=$TAS_TOOLS/venv/bin/python
-"$py" "$TAS_ROOT/tools/series.py" assemble --out "$(mktemp -d)" >/dev/null
+tas_assemble
 n=$("$py" "$TAS_ROOT/tools/series.py" list | wc -l)
 build=$TAS_OUT/bisect
 mkdir -p "$build"

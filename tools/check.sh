@@ -47,7 +47,7 @@ count() { # name
 step setup tools/setup.sh
 step series-check tools/series-check.sh
 # The tree the builds use: the series as series.yaml has it.
-"$TAS_TOOLS/venv/bin/python" tools/series.py assemble --out "$logdir/patches" >/dev/null
+tas_assemble
 step kunit tools/kunit.sh
 count kunit
 step checkpatch tools/checkpatch.sh

@@ -21,3 +21,10 @@ TAS_KMAKE=(LLVM=-19 RUSTC=/usr/bin/rustc RUSTFMT=/usr/bin/rustfmt
 TAS_KMAKE_STR="${TAS_KMAKE[*]}"
 export TAS_KMAKE_STR
 mkdir -p "$TAS_CACHE" "$TAS_TOOLS"
+
+# Bring $TAS_TREE to the series as series.yaml has it now, without touching
+# the repository's patches/ (the generated patches go to the cache).
+tas_assemble() {
+	"$TAS_TOOLS/venv/bin/python" "$TAS_ROOT/tools/series.py" assemble \
+		--out "$TAS_OUT/assembled-patches" >/dev/null
+}

@@ -22,7 +22,7 @@ mkdir -p "$build"
 log=$build/kunit.log
 json=$build/kunit.json
 
-[ -d "$TAS_TREE/.git" ] || "$TAS_TOOLS/venv/bin/python" "$TAS_ROOT/tools/series.py" assemble
+[ -d "$TAS_TREE/.git" ] || tas_assemble
 
 mopts=()
 for o in "${TAS_KMAKE[@]}"; do

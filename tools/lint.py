@@ -20,7 +20,8 @@ import re
 import subprocess
 import sys
 
-import yaml
+import series as series_py  # tools/series.py
+from series import added_files, edited_files
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 CACHE = os.environ["TAS_CACHE"]
@@ -30,24 +31,7 @@ OUT = os.environ["TAS_OUT"]
 
 
 def series():
-    with open(os.path.join(ROOT, "series.yaml")) as f:
-        return yaml.safe_load(f)
-
-
-def added_files(s):
-    return [dst for p in s["patches"] for dst in (p.get("files") or {}).values()]
-
-
-def edited_files(s):
-    out = []
-    for p in s["patches"]:
-        for d in p.get("edits") or []:
-            with open(os.path.join(ROOT, d)) as f:
-                for line in f:
-                    m = re.match(r"^\+\+\+ b/(\S+)", line)
-                    if m and m.group(1) not in out:
-                        out.append(m.group(1))
-    return out
+    return series_py.load()
 
 
 def run(cmd, cwd=TREE, **kw):

@@ -3,5 +3,5 @@
 # Run one of the style checks of tools/lint.py in the assembled tree.
 set -euo pipefail
 . "$(dirname "$0")/env.sh"
-[ -d "$TAS_TREE/.git" ] || "$TAS_TOOLS/venv/bin/python" "$TAS_ROOT/tools/series.py" assemble >/dev/null
+[ -d "$TAS_TREE/.git" ] || tas_assemble
 exec "$TAS_TOOLS/venv/bin/python" "$TAS_ROOT/tools/lint.py" "$@"

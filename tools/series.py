@@ -78,6 +78,22 @@ def load():
     return s
 
 
+def added_files(s):
+    """Kernel paths of the new files the series adds, in series order."""
+    return [dst for p in s["patches"] for dst in (p.get("files") or {}).values()]
+
+
+def edited_files(s):
+    """Kernel paths of the existing files the series' edits change."""
+    out = []
+    for p in s["patches"]:
+        for d in p.get("edits") or []:
+            with open(os.path.join(ROOT, d)) as f:
+                out += [x for x in re.findall(r"^\+\+\+ b/(\S+)", f.read(), re.M)
+                        if x not in out]
+    return out
+
+
 def identity():
     ident = os.environ.get("TAS_IDENTITY", DEFAULT_IDENTITY)
     m = re.fullmatch(r"\s*(.+?)\s*<([^>]+)>\s*", ident)
@@ -223,14 +239,8 @@ def main():
             print(f"{i}\t{p['subject']}")
         return
     if args.cmd == "files":
-        seen = []
-        for p in s["patches"]:
-            paths = list((p.get("files") or {}).values())
-            for d in p.get("edits") or []:
-                with open(os.path.join(ROOT, d)) as f:
-                    paths += re.findall(r"^\+\+\+ b/(\S+)", f.read(), re.M)
-            seen += [x for x in paths if x not in seen]
-        print("\n".join(seen))
+        paths = added_files(s)
+        print("\n".join(paths + [x for x in edited_files(s) if x not in paths]))
         return
     base = ensure_tree()
     if args.cmd == "commit":
