@@ -1,0 +1,1245 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! DRM GPU scheduler.
+//!
+//! The DRM GPU scheduler (`struct drm_gpu_scheduler`) feeds the jobs that drivers push into
+//! scheduler entities to one hardware ring, in dependency order and within a credit limit, and
+//! handles jobs that time out. This module wraps it for Rust drivers:
+//!
+//! - A [`Scheduler`] is one scheduler instance (credit limit, timeout, name, its own or a shared
+//!   workqueue). The driver implements [`JobImpl`] for its per-job data: [`JobImpl::run`] starts
+//!   a job on the hardware and [`JobImpl::timed_out`] aborts a stuck one. Freeing a job is
+//!   dropping its data.
+//! - An [`Entity`] is a queue of jobs with a [`Priority`], typically one per client and ring.
+//! - A [`Job`] goes through typestates: [`Initialized`] (dependencies can be added: fences of any
+//!   kind, syncobj points with their full 64-bit point), [`Armed`] (the scheduled and finished
+//!   fences exist and can be installed elsewhere, nothing can fail any more) and pushed
+//!   ([`Job::push`]), after which the scheduler owns it.
+//!
+//! # Ownership and lifetimes
+//!
+//! - Until it is pushed, a job is owned by the driver's [`Job`] value, which borrows its entity.
+//!   Dropping an [`Initialized`] job frees it. An [`Armed`] job has fences that others may
+//!   already wait on, and only the scheduler can signal them: dropping an armed job pushes it as
+//!   cancelled, so [`JobImpl::run`] is never called for it and its finished fence signals with
+//!   `ECANCELED` once its dependencies are done.
+//! - A pushed job belongs to the scheduler. The driver sees it again only in the callbacks, as
+//!   a [`RunningJob`]. Its data is dropped after its finished fence has signalled, in the
+//!   scheduler's workqueue (or, for jobs of a dropped entity, the system workqueue).
+//! - The scheduler instance is shared by the [`Scheduler`] handles and the entities. The C
+//!   scheduler dereferences `job->sched` in work items until each job is freed, also for jobs
+//!   whose entity is long gone; therefore the last handle (or entity) to go does not tear the
+//!   scheduler down until every job created on it has been freed, and only then calls
+//!   `drm_sched_fini()`. No job can be pending at that point, so `drm_sched_fini()` never has to
+//!   cancel or leak one. The teardown happens in the context that drops the last handle, never
+//!   in one of the scheduler's own work items.
+//! - Dropping an [`Entity`] cancels the jobs still queued in it: the C scheduler signals their
+//!   finished fences with `ESRCH`, in order, once the jobs ahead of them are done. Call
+//!   [`Entity::flush`] first to let them run instead.
+//! - Jobs that are running when the driver tears down complete when their hardware fences
+//!   signal. A hardware fence created with [`DriverFence`](crate::dma_fence::DriverFence)
+//!   signals with `ECANCELED` when it is dropped, so a driver that drops its hardware state
+//!   before its last scheduler handle completes all of them. Every finished fence therefore
+//!   signals exactly once, with an error if the job did not run to completion.
+//!
+//! A driver module must drop all of its schedulers and entities before it is unloaded, as the
+//! callbacks are its code; dropping the last handle waits until the last job is freed.
+//!
+//! # Fence signalling context
+//!
+//! [`JobImpl::run`] and [`JobImpl::timed_out`] are part of the fence signalling critical path:
+//! the finished fences of jobs depend on them and memory reclaim may wait on those fences. They
+//! run inside a [`SignallingGuard`] so that lockdep reports violations, and must not allocate
+//! memory with `GFP_KERNEL`, wait on fences or take locks that are held while waiting on fences.
+//! Allocate what a job needs when creating it (e.g. a
+//! [`FenceAllocation`](crate::dma_fence::FenceAllocation) for the hardware fence).
+//!
+//! C header: [`include/drm/gpu_scheduler.h`](srctree/include/drm/gpu_scheduler.h)
+//!
+//! # Examples
+//!
+//! A job that completes on the CPU as soon as it runs:
+//!
+//! ```
+//! use kernel::drm::sched::{Entity, Job, JobImpl, Priority, RunningJob, Scheduler};
+//! use kernel::drm::sched::SchedulerOptions;
+//! use kernel::dma_fence::Fence;
+//! use kernel::sync::{aref::ARef, atomic::{Atomic, Relaxed}, Arc};
+//! use kernel::time::Delta;
+//!
+//! struct CpuJob(Arc<Atomic<u32>>);
+//!
+//! impl JobImpl for CpuJob {
+//!     fn run(job: &mut RunningJob<'_, Self>) -> Result<Option<ARef<Fence>>> {
+//!         job.0.fetch_add(1, Relaxed);
+//!         // No hardware fence: the job is complete when this returns.
+//!         Ok(None)
+//!     }
+//!
+//!     fn timed_out(_job: &mut RunningJob<'_, Self>) {}
+//! }
+//!
+//! let sched = Scheduler::<CpuJob>::new(SchedulerOptions::new(c"doc", 1))?;
+//! let entity = KBox::pin_init(Entity::new(&sched, Priority::Normal), GFP_KERNEL)?;
+//! let runs = Arc::new(Atomic::new(0), GFP_KERNEL)?;
+//!
+//! let job = Job::new(&entity, 1, CpuJob(runs.clone()))?.arm();
+//! let finished = job.finished_fence();
+//! job.push();
+//!
+//! finished.wait(false, Some(Delta::from_millis(5000)))?;
+//! assert!(finished.error().is_none());
+//! assert_eq!(runs.load(Relaxed), 1);
+//! # Ok::<(), Error>(())
+//! ```
+
+use crate::{
+    bindings,
+    container_of,
+    device,
+    dma_fence::{
+        Fence,
+        SignallingGuard, //
+    },
+    error::to_result,
+    ffi::c_long,
+    prelude::*,
+    sync::{
+        aref::ARef,
+        atomic::{
+            Atomic,
+            Full, //
+        },
+        completion::Completion,
+        Arc, //
+    },
+    time::{
+        msecs_to_jiffies,
+        Delta, //
+    },
+    types::Opaque,
+    workqueue::Queue, //
+};
+use core::{
+    marker::PhantomData,
+    mem::ManuallyDrop,
+    ops::{
+        Deref,
+        DerefMut, //
+    },
+    ptr::{
+        self,
+        NonNull, //
+    }, //
+};
+
+/// The priority of an [`Entity`].
+///
+/// The scheduler picks the next job from the entities of the highest priority that have one
+/// ready.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Priority {
+    /// Kernel-internal work, e.g. memory management.
+    Kernel,
+    /// High priority.
+    High,
+    /// Normal priority.
+    Normal,
+    /// Low priority.
+    Low,
+}
+
+impl Priority {
+    fn as_raw(self) -> bindings::drm_sched_priority {
+        match self {
+            Priority::Kernel => bindings::drm_sched_priority_DRM_SCHED_PRIORITY_KERNEL,
+            Priority::High => bindings::drm_sched_priority_DRM_SCHED_PRIORITY_HIGH,
+            Priority::Normal => bindings::drm_sched_priority_DRM_SCHED_PRIORITY_NORMAL,
+            Priority::Low => bindings::drm_sched_priority_DRM_SCHED_PRIORITY_LOW,
+        }
+    }
+}
+
+/// The driver's side of a job: its data and the callbacks of the scheduler.
+///
+/// Both callbacks run in the fence signalling critical path, inside a [`SignallingGuard`]; see
+/// the [module documentation](self). They never run concurrently for the same job.
+pub trait JobImpl: Send + Sized + 'static {
+    /// Starts the job on the hardware.
+    ///
+    /// Called once, in the scheduler's submit workqueue, when all dependencies of the job have
+    /// signalled and the scheduler has credits for it. Returns the hardware fence, which the
+    /// driver signals when the hardware is done with the job, or `None` if the job is already
+    /// complete. An error completes the job at once with that error on its finished fence.
+    ///
+    /// Not called for jobs that were cancelled, whose entity was killed or whose finished fence
+    /// already carries an error: those complete with their error without running.
+    fn run(job: &mut RunningJob<'_, Self>) -> Result<Option<ARef<Fence>>>;
+
+    /// Aborts a job that ran longer than the scheduler's timeout.
+    ///
+    /// Called in the scheduler's timeout workqueue. The driver stops the job on the hardware and
+    /// signals its hardware fence before returning, normally with `ETIMEDOUT`: the job then
+    /// completes with that error and is freed, and the other jobs keep running. A job whose
+    /// hardware fence is left unsignalled stays running, and its timeout starts again.
+    fn timed_out(job: &mut RunningJob<'_, Self>);
+}
+
+/// The options of a [`Scheduler`].
+pub struct SchedulerOptions {
+    /// Name of the scheduler, shown in fences and messages.
+    pub name: &'static CStr,
+    /// Number of credits the hardware ring can hold; each job takes between 1 and this many.
+    pub credit_limit: u32,
+    /// Time after which a running job is considered stuck; `None` for no timeout.
+    pub timeout: Option<Delta>,
+    /// Number of timeouts after which a job's entity is considered guilty (0 for none).
+    pub hang_limit: u32,
+    /// Workqueue for running and freeing jobs; `None` allocates an ordered one for the scheduler.
+    pub submit_wq: Option<&'static Queue>,
+    /// Device for messages.
+    pub dev: Option<ARef<device::Device>>,
+}
+
+impl SchedulerOptions {
+    /// Options with a name and a credit limit, and no timeout.
+    pub fn new(name: &'static CStr, credit_limit: u32) -> Self {
+        Self {
+            name,
+            credit_limit,
+            timeout: None,
+            hang_limit: 0,
+            submit_wq: None,
+            dev: None,
+        }
+    }
+}
+
+/// The scheduler instance shared by the [`Scheduler`] handles and the entities.
+///
+/// # Invariants
+///
+/// - `sched` is an initialised scheduler whose jobs are all `JobInner<T>` of the one `T` its ops
+///   were created for.
+/// - `jobs` is one (held by the handles and entities together) plus the number of jobs
+///   initialised on this scheduler and not yet freed.
+#[pin_data(PinnedDrop)]
+struct SchedCore {
+    #[pin]
+    idle: Completion,
+    jobs: Atomic<usize>,
+    credit_limit: u32,
+    dev: Option<ARef<device::Device>>,
+    #[pin]
+    sched: Opaque<bindings::drm_gpu_scheduler>,
+}
+
+// SAFETY: The C scheduler may be used from any thread; the rest is immutable or atomic.
+unsafe impl Send for SchedCore {}
+
+// SAFETY: The C scheduler synchronises its own state; the rest is immutable or atomic.
+unsafe impl Sync for SchedCore {}
+
+impl SchedCore {
+    fn as_raw(&self) -> *mut bindings::drm_gpu_scheduler {
+        self.sched.get()
+    }
+
+    /// Accounts for a job that is being initialised; undone by [`SchedCore::job_released`].
+    fn job_created(&self) {
+        self.jobs.fetch_add(1, Full);
+    }
+
+    /// Accounts for a job that has been freed.
+    ///
+    /// # Safety
+    ///
+    /// Must be called once per [`SchedCore::job_created`]. `this` may be dangling once this
+    /// returns.
+    unsafe fn job_released(this: *const Self) {
+        // SAFETY: `this` is valid until the count drops to zero, which needs this decrement.
+        let core = unsafe { &*this };
+        if core.jobs.fetch_sub(1, Full) == 1 {
+            // The handles are gone and their drop waits for this; it cannot return before
+            // `complete_all()` has released the completion.
+            core.idle.complete_all();
+        }
+    }
+}
+
+#[pinned_drop]
+impl PinnedDrop for SchedCore {
+    fn drop(self: Pin<&mut Self>) {
+        // Drop the handles' share; wait for the jobs that are still alive, including those of
+        // killed entities that the C scheduler frees from the system workqueue.
+        if self.jobs.fetch_sub(1, Full) != 1 {
+            self.idle.wait_for_completion();
+        }
+        // SAFETY: The scheduler was initialised, its entities are gone (each holds a handle) and
+        // so are all of its jobs, so no work item of it uses a job any more.
+        unsafe { bindings::drm_sched_fini(self.as_raw()) };
+    }
+}
+
+/// A DRM GPU scheduler instance, typically one per hardware ring.
+///
+/// Cloning gives another handle to the same scheduler. The scheduler is torn down when the last
+/// handle and the last [`Entity`] on it are dropped, after all of its jobs have been freed (see
+/// the [module documentation](self)).
+pub struct Scheduler<T: JobImpl> {
+    core: Arc<SchedCore>,
+    _job: PhantomData<T>,
+}
+
+impl<T: JobImpl> Clone for Scheduler<T> {
+    fn clone(&self) -> Self {
+        Self {
+            core: self.core.clone(),
+            _job: PhantomData,
+        }
+    }
+}
+
+impl<T: JobImpl> Scheduler<T> {
+    const OPS: bindings::drm_sched_backend_ops = bindings::drm_sched_backend_ops {
+        prepare_job: None,
+        run_job: Some(run_job::<T>),
+        timedout_job: Some(timedout_job::<T>),
+        free_job: Some(free_job::<T>),
+        // Never needed: `drm_sched_fini()` only runs once every job has been freed.
+        cancel_job: None,
+    };
+
+    /// Creates a scheduler.
+    ///
+    /// Returns `EINVAL` for a credit limit of zero.
+    pub fn new(opts: SchedulerOptions) -> Result<Self> {
+        if opts.credit_limit == 0 {
+            return Err(EINVAL);
+        }
+        let timeout = match opts.timeout {
+            None => c_long::MAX,
+            Some(timeout) => {
+                let msecs = u32::try_from(timeout.as_millis_ceil().max(1)).unwrap_or(u32::MAX);
+                c_long::try_from(msecs_to_jiffies(msecs)).unwrap_or(c_long::MAX)
+            }
+        };
+        let dev_ptr = opts
+            .dev
+            .as_ref()
+            .map_or(ptr::null_mut(), |dev| dev.as_raw());
+        let args = bindings::drm_sched_init_args {
+            ops: &Self::OPS,
+            // `Queue` is a transparent wrapper of `struct workqueue_struct`.
+            submit_wq: opts.submit_wq.map_or(ptr::null_mut(), |wq| {
+                ptr::from_ref(wq).cast_mut().cast::<bindings::workqueue_struct>()
+            }),
+            timeout_wq: ptr::null_mut(),
+            num_rqs: bindings::drm_sched_priority_DRM_SCHED_PRIORITY_COUNT as u32,
+            credit_limit: opts.credit_limit,
+            hang_limit: opts.hang_limit,
+            timeout,
+            score: ptr::null_mut(),
+            name: opts.name.as_char_ptr(),
+            dev: dev_ptr,
+        };
+        let core = Arc::pin_init(
+            try_pin_init!(SchedCore {
+                idle <- Completion::new(),
+                jobs: Atomic::new(1),
+                credit_limit: opts.credit_limit,
+                dev: opts.dev,
+                sched <- Opaque::try_ffi_init(|slot: *mut bindings::drm_gpu_scheduler| {
+                    // SAFETY: `slot` is valid for writes. `drm_sched_init()` expects a zeroed
+                    // scheduler (it treats a set `sched_rq` as already initialised).
+                    unsafe { slot.write_bytes(0, 1) };
+                    // SAFETY: `slot` is valid for writes and pinned; `args` points to an ops
+                    // table and a name that are `'static`, and to a device and a workqueue that
+                    // `SchedCore` and `'static` keep alive.
+                    to_result(unsafe { bindings::drm_sched_init(slot, &args) })
+                }),
+            }? Error),
+            GFP_KERNEL,
+        )?;
+        // INVARIANT: `sched` was initialised with the ops of `T`, and `jobs` counts the handles'
+        // share only.
+        Ok(Self {
+            core,
+            _job: PhantomData,
+        })
+    }
+
+    /// The credit limit of the scheduler.
+    pub fn credit_limit(&self) -> u32 {
+        self.core.credit_limit
+    }
+
+    /// Returns the raw `struct drm_gpu_scheduler` pointer.
+    pub fn as_raw(&self) -> *mut bindings::drm_gpu_scheduler {
+        self.core.as_raw()
+    }
+}
+
+/// A queue of jobs on a [`Scheduler`], with a [`Priority`].
+///
+/// Jobs of one entity start in the order they were pushed. Dropping the entity cancels the jobs
+/// still queued in it (see the [module documentation](self)); it may sleep.
+#[pin_data(PinnedDrop)]
+pub struct Entity<T: JobImpl> {
+    #[pin]
+    entity: Opaque<bindings::drm_sched_entity>,
+    sched: Scheduler<T>,
+}
+
+// SAFETY: The C entity may be used from any thread; `push_job` and the other entry points do
+// their own locking.
+unsafe impl<T: JobImpl> Send for Entity<T> {}
+
+// SAFETY: See above.
+unsafe impl<T: JobImpl> Sync for Entity<T> {}
+
+impl<T: JobImpl> Entity<T> {
+    /// Creates an entity of `priority` on `sched`.
+    pub fn new(sched: &Scheduler<T>, priority: Priority) -> impl PinInit<Self, Error> {
+        let raw_sched = sched.as_raw();
+        let sched = sched.clone();
+        try_pin_init!(Self {
+            sched,
+            entity <- Opaque::try_ffi_init(move |slot| {
+                let mut list = [raw_sched];
+                // SAFETY: `slot` is valid for writes and pinned; `list` holds one valid
+                // scheduler, which the entity keeps alive through `sched`. With a single
+                // scheduler the entity does not keep the list pointer.
+                to_result(unsafe {
+                    bindings::drm_sched_entity_init(
+                        slot,
+                        priority.as_raw(),
+                        list.as_mut_ptr(),
+                        1,
+                        ptr::null_mut(),
+                    )
+                })
+            }),
+        }? Error)
+    }
+
+    fn as_raw(&self) -> *mut bindings::drm_sched_entity {
+        self.entity.get()
+    }
+
+    /// The scheduler of the entity.
+    pub fn scheduler(&self) -> &Scheduler<T> {
+        &self.sched
+    }
+
+    /// Changes the priority of the entity, for the jobs it has not started yet.
+    pub fn set_priority(&self, priority: Priority) {
+        // SAFETY: The entity is initialised.
+        unsafe { bindings::drm_sched_entity_set_priority(self.as_raw(), priority.as_raw()) };
+    }
+
+    /// Waits up to `timeout` until the jobs queued in the entity have been started.
+    ///
+    /// Returns whether the queue is empty. Must be called from a context that may sleep.
+    pub fn flush(&self, timeout: Delta) -> bool {
+        let msecs = u32::try_from(timeout.as_millis_ceil().max(0)).unwrap_or(u32::MAX);
+        let jiffies = c_long::try_from(msecs_to_jiffies(msecs)).unwrap_or(c_long::MAX);
+        // SAFETY: The entity is initialised.
+        let left = unsafe { bindings::drm_sched_entity_flush(self.as_raw(), jiffies) };
+        left > 0 || jiffies == 0
+    }
+
+    /// The error of the last job of the entity that completed with one, if any.
+    pub fn error(&self) -> Result {
+        // SAFETY: The entity is initialised.
+        to_result(unsafe { bindings::drm_sched_entity_error(self.as_raw()) })
+    }
+}
+
+#[pinned_drop]
+impl<T: JobImpl> PinnedDrop for Entity<T> {
+    fn drop(self: Pin<&mut Self>) {
+        // SAFETY: The entity is initialised and not used again; jobs still queued are killed
+        // and freed by the scheduler, which `sched` keeps alive until then.
+        unsafe { bindings::drm_sched_entity_fini(self.as_raw()) };
+    }
+}
+
+/// A job as allocated: the C job, the scheduler it counts against and the driver's data.
+///
+/// # Invariants
+///
+/// `base` was initialised with `drm_sched_job_init()` on an entity of the scheduler of `core`,
+/// which counts this job in `SchedCore::jobs`, so `core` is valid as long as the job exists.
+#[pin_data]
+struct JobInner<T: JobImpl> {
+    #[pin]
+    base: Opaque<bindings::drm_sched_job>,
+    core: NonNull<SchedCore>,
+    cancelled: bool,
+    data: T,
+}
+
+impl<T: JobImpl> JobInner<T> {
+    fn base(&self) -> *mut bindings::drm_sched_job {
+        self.base.get()
+    }
+
+    /// Returns the job that contains `job`.
+    ///
+    /// # Safety
+    ///
+    /// `job` must be the `base` of a live `JobInner<T>`.
+    unsafe fn from_base(job: *mut bindings::drm_sched_job) -> *mut Self {
+        // SAFETY: By the safety requirements, `job` is the `base` field of a `JobInner<T>`.
+        unsafe { container_of!(Opaque::cast_from(job), Self, base) }.cast_mut()
+    }
+
+    /// The scheduled (`finished == false`) or finished fence of an armed job.
+    fn fence(&self, finished: bool) -> ARef<Fence> {
+        // SAFETY: The job is armed, so `s_fence` and its two fences are initialised and hold a
+        // reference until the job is freed.
+        unsafe {
+            let s_fence = (*self.base()).s_fence;
+            let fence = if finished {
+                &raw mut (*s_fence).finished
+            } else {
+                &raw mut (*s_fence).scheduled
+            };
+            ARef::from(Fence::from_raw(fence))
+        }
+    }
+
+    fn credits(&self) -> u32 {
+        // SAFETY: `credits` is set by `drm_sched_job_init()` and only read afterwards.
+        unsafe { (*self.base()).credits }
+    }
+
+    /// Frees a job.
+    ///
+    /// # Safety
+    ///
+    /// `this` must come from `KBox::into_raw()`, and the scheduler must not use the job any more.
+    unsafe fn release(this: *mut Self) {
+        // SAFETY: `this` is valid, per the safety requirements.
+        let core = unsafe { (*this).core };
+        // SAFETY: `base` was initialised by `drm_sched_job_init()` and is not used again.
+        unsafe { bindings::drm_sched_job_cleanup((*this).base()) };
+        // SAFETY: `this` came from `KBox::into_raw()`; dropping it drops the driver's data.
+        drop(unsafe { KBox::from_raw(this) });
+        // SAFETY: By the type invariant, the job was counted in `core`, which is valid until
+        // this call.
+        unsafe { SchedCore::job_released(core.as_ptr()) };
+    }
+}
+
+mod private {
+    pub trait Sealed {}
+}
+
+/// A typestate of [`Job`]: [`Initialized`] or [`Armed`].
+pub trait JobState: private::Sealed {
+    /// Whether the job has been armed.
+    const ARMED: bool;
+}
+
+/// A job that has been initialised and can take dependencies.
+pub struct Initialized;
+
+/// A job whose fences have been created and that must be pushed.
+pub struct Armed;
+
+impl private::Sealed for Initialized {}
+impl private::Sealed for Armed {}
+
+impl JobState for Initialized {
+    const ARMED: bool = false;
+}
+
+impl JobState for Armed {
+    const ARMED: bool = true;
+}
+
+/// A job on its way into an [`Entity`], owned by the driver until it is pushed.
+///
+/// Dereferences to the driver's data.
+///
+/// # Invariants
+///
+/// `inner` comes from `KBox::into_raw()` of a pinned `JobInner<T>` owned by this value,
+/// initialised on `entity`, and armed if and only if `S` is [`Armed`].
+pub struct Job<'a, T: JobImpl, S: JobState = Initialized> {
+    inner: NonNull<JobInner<T>>,
+    entity: &'a Entity<T>,
+    _state: PhantomData<(S, KBox<JobInner<T>>)>,
+}
+
+// SAFETY: The job owns its allocation; the driver's data is `Send`.
+unsafe impl<T: JobImpl, S: JobState> Send for Job<'_, T, S> {}
+
+impl<'a, T: JobImpl, S: JobState> Job<'a, T, S> {
+    fn inner(&self) -> &JobInner<T> {
+        // SAFETY: By the type invariant, `inner` is valid and owned by `self`.
+        unsafe { self.inner.as_ref() }
+    }
+
+    fn inner_mut(&mut self) -> &mut JobInner<T> {
+        // SAFETY: By the type invariant, `inner` is valid and owned by `self`; only `data` and
+        // `cancelled` are handed out mutably, `base` stays pinned.
+        unsafe { self.inner.as_mut() }
+    }
+
+    /// The number of credits the job takes while it runs.
+    pub fn credits(&self) -> u32 {
+        self.inner().credits()
+    }
+
+    /// The entity the job is for.
+    pub fn entity(&self) -> &'a Entity<T> {
+        self.entity
+    }
+
+    fn into_raw(self) -> (NonNull<JobInner<T>>, &'a Entity<T>) {
+        let this = ManuallyDrop::new(self);
+        (this.inner, this.entity)
+    }
+}
+
+impl<'a, T: JobImpl> Job<'a, T, Initialized> {
+    /// Creates a job on `entity` that takes `credits` credits while it runs.
+    ///
+    /// Returns `EINVAL` if `credits` is zero or exceeds the scheduler's credit limit.
+    pub fn new(entity: &'a Entity<T>, credits: u32, data: T) -> Result<Self> {
+        let core = &entity.sched.core;
+        if credits == 0 || credits > core.credit_limit {
+            return Err(EINVAL);
+        }
+        core.job_created();
+        let entity_ptr = entity.as_raw();
+        let inner = KBox::pin_init(
+            try_pin_init!(JobInner::<T> {
+                base <- Opaque::try_ffi_init(|slot| {
+                    // SAFETY: `slot` is valid for writes and pinned; the entity is initialised.
+                    to_result(unsafe {
+                        bindings::drm_sched_job_init(slot, entity_ptr, credits, ptr::null_mut(), 0)
+                    })
+                }),
+                core: NonNull::from(&**core),
+                cancelled: false,
+                data,
+            }? Error),
+            GFP_KERNEL,
+        );
+        let inner = match inner {
+            Ok(inner) => inner,
+            Err(e) => {
+                // SAFETY: Undoes the `job_created()` above; `core` is kept alive by `entity`.
+                unsafe { SchedCore::job_released(&**core) };
+                return Err(e);
+            }
+        };
+        // SAFETY: The job is never moved out of its allocation.
+        let raw = KBox::into_raw(unsafe { Pin::into_inner_unchecked(inner) });
+        // INVARIANT: `raw` is an initialised, unarmed job on `entity`, counted in `core`.
+        Ok(Self {
+            // SAFETY: `KBox::into_raw()` never returns NULL.
+            inner: unsafe { NonNull::new_unchecked(raw) },
+            entity,
+            _state: PhantomData,
+        })
+    }
+
+    /// Makes the job wait for `fence` before it runs.
+    ///
+    /// Fences of the same context are merged (only the latest is kept). Returns `ENOMEM` if the
+    /// dependency could not be recorded.
+    pub fn add_dependency(&mut self, fence: ARef<Fence>) -> Result {
+        let fence = ARef::into_raw(fence).cast::<bindings::dma_fence>().as_ptr();
+        // SAFETY: The job is initialised and not armed; the function takes over the reference
+        // to `fence` in all cases.
+        to_result(unsafe { bindings::drm_sched_job_add_dependency(self.inner().base(), fence) })
+    }
+
+    /// Arms the job: creates its scheduled and finished fences.
+    ///
+    /// From here on nothing can fail: the job must be pushed, and dropping it pushes it as
+    /// cancelled.
+    pub fn arm(self) -> Job<'a, T, Armed> {
+        let (inner, entity) = self.into_raw();
+        // SAFETY: `inner` is an initialised job that was not armed.
+        unsafe { bindings::drm_sched_job_arm((*inner.as_ptr()).base()) };
+        // INVARIANT: The job is armed now.
+        Job {
+            inner,
+            entity,
+            _state: PhantomData,
+        }
+    }
+}
+
+impl<'a, T: JobImpl> Job<'a, T, Armed> {
+    /// The fence that signals when the job has been started on the hardware.
+    pub fn scheduled_fence(&self) -> ARef<Fence> {
+        self.inner().fence(false)
+    }
+
+    /// The fence that signals when the job is complete, with its error if it failed.
+    pub fn finished_fence(&self) -> ARef<Fence> {
+        self.inner().fence(true)
+    }
+
+    /// Hands the job to the scheduler, which owns it from here on.
+    pub fn push(self) {
+        let (inner, _) = self.into_raw();
+        // SAFETY: `inner` is an armed job; the scheduler takes ownership of the allocation and
+        // frees it through `free_job::<T>`.
+        unsafe { bindings::drm_sched_entity_push_job((*inner.as_ptr()).base()) };
+    }
+}
+
+impl<T: JobImpl, S: JobState> Deref for Job<'_, T, S> {
+    type Target = T;
+
+    fn deref(&self) -> &T {
+        &self.inner().data
+    }
+}
+
+impl<T: JobImpl, S: JobState> DerefMut for Job<'_, T, S> {
+    fn deref_mut(&mut self) -> &mut T {
+        &mut self.inner_mut().data
+    }
+}
+
+impl<T: JobImpl, S: JobState> Drop for Job<'_, T, S> {
+    fn drop(&mut self) {
+        if S::ARMED {
+            // Only the scheduler can signal the fences of an armed job: push it so that it
+            // completes with `ECANCELED` without running.
+            self.inner_mut().cancelled = true;
+            // SAFETY: The job is armed; the scheduler takes ownership of it.
+            unsafe { bindings::drm_sched_entity_push_job(self.inner().base()) };
+        } else {
+            // SAFETY: The job is owned by `self`, unarmed and unknown to the scheduler.
+            unsafe { JobInner::release(self.inner.as_ptr()) };
+        }
+    }
+}
+
+/// A pushed job, as the scheduler hands it to the callbacks of [`JobImpl`].
+///
+/// Dereferences to the driver's data.
+pub struct RunningJob<'a, T: JobImpl> {
+    inner: &'a mut JobInner<T>,
+}
+
+impl<T: JobImpl> RunningJob<'_, T> {
+    /// The fence that signals when the job has been started.
+    pub fn scheduled_fence(&self) -> ARef<Fence> {
+        self.inner.fence(false)
+    }
+
+    /// The fence that signals when the job is complete.
+    pub fn finished_fence(&self) -> ARef<Fence> {
+        self.inner.fence(true)
+    }
+
+    /// The number of credits the job takes.
+    pub fn credits(&self) -> u32 {
+        self.inner.credits()
+    }
+}
+
+impl<T: JobImpl> Deref for RunningJob<'_, T> {
+    type Target = T;
+
+    fn deref(&self) -> &T {
+        &self.inner.data
+    }
+}
+
+impl<T: JobImpl> DerefMut for RunningJob<'_, T> {
+    fn deref_mut(&mut self) -> &mut T {
+        &mut self.inner.data
+    }
+}
+
+/// `drm_sched_backend_ops.run_job` of `Scheduler<T>`.
+///
+/// # Safety
+///
+/// `job` must be a job of a `Scheduler<T>`, pushed and not freed.
+unsafe extern "C" fn run_job<T: JobImpl>(
+    job: *mut bindings::drm_sched_job,
+) -> *mut bindings::dma_fence {
+    // SAFETY: By the type invariants of `SchedCore`, every job of the scheduler is the `base` of
+    // a `JobInner<T>`. The scheduler calls `run_job` once and not concurrently with the other
+    // callbacks for this job (`timedout_job` checks for that), so the reference is unique.
+    let inner = unsafe { &mut *JobInner::<T>::from_base(job) };
+    if inner.cancelled {
+        return ECANCELED.to_ptr();
+    }
+    // SAFETY: The job is armed, so its finished fence is initialised.
+    let error = unsafe { (*(*job).s_fence).finished.error };
+    if error < 0 {
+        return Error::from_errno(error).to_ptr();
+    }
+
+    let _guard = SignallingGuard::new();
+    match T::run(&mut RunningJob { inner }) {
+        Ok(Some(fence)) => ARef::into_raw(fence).cast::<bindings::dma_fence>().as_ptr(),
+        Ok(None) => ptr::null_mut(),
+        Err(e) => e.to_ptr(),
+    }
+}
+
+/// `drm_sched_backend_ops.timedout_job` of `Scheduler<T>`.
+///
+/// # Safety
+///
+/// `job` must be a job of a `Scheduler<T>` that the scheduler took off its pending list to report
+/// a timeout.
+unsafe extern "C" fn timedout_job<T: JobImpl>(
+    job: *mut bindings::drm_sched_job,
+) -> bindings::drm_gpu_sched_stat {
+    let no_hang = bindings::drm_gpu_sched_stat::DRM_GPU_SCHED_STAT_NO_HANG;
+    let inner_ptr = {
+        // SAFETY: See `run_job()`.
+        unsafe { JobInner::<T>::from_base(job) }
+    };
+    // SAFETY: See `run_job()`; the reference ends before the job may be freed below.
+    let inner = unsafe { &mut *inner_ptr };
+    let finished = inner.fence(true);
+    // The timeout starts just before `run_job()` is called: a job that has not been marked as
+    // scheduled may still be in `run()`. A job that completed meanwhile is freed by the
+    // scheduler. In both cases report no hang, which puts the job back on the pending list.
+    if !inner.fence(false).is_signaled() || finished.is_signaled() {
+        return no_hang;
+    }
+    {
+        let _guard = SignallingGuard::new();
+        T::timed_out(&mut RunningJob { inner });
+    }
+    if !finished.is_signaled() {
+        // The hardware fence is still unsignalled: the job keeps running and its timeout starts
+        // again.
+        return no_hang;
+    }
+    // The hardware fence signalled and its callback completed the job: the finished fence is
+    // signalled at the end of it, and nothing touches the job afterwards. The job is off the
+    // pending list, so the scheduler will not free it: do it here, as the scheduler documents
+    // for `DRM_GPU_SCHED_STAT_RESET`.
+    // SAFETY: The job was pushed and the scheduler no longer references it.
+    unsafe { JobInner::<T>::release(inner_ptr) };
+    bindings::drm_gpu_sched_stat::DRM_GPU_SCHED_STAT_RESET
+}
+
+/// `drm_sched_backend_ops.free_job` of `Scheduler<T>`.
+///
+/// # Safety
+///
+/// `job` must be a job of a `Scheduler<T>` that the scheduler is done with.
+unsafe extern "C" fn free_job<T: JobImpl>(job: *mut bindings::drm_sched_job) {
+    // SAFETY: The job is the `base` of a `JobInner<T>` that was pushed, i.e. handed over with
+    // `KBox::into_raw()`, and the scheduler does not use it any more.
+    unsafe { JobInner::<T>::release(JobInner::<T>::from_base(job)) };
+}
+
+#[kunit_tests(rust_drm_sched)]
+mod tests {
+    use super::*;
+    use crate::{
+        dma_fence::{
+            DriverFence,
+            FenceAllocation,
+            FenceContext, //
+        },
+        new_spinlock,
+        sync::SpinLock,
+        time::delay::fsleep, //
+    };
+
+    const WAIT: Delta = Delta::from_millis(5000);
+
+    /// How a test job behaves when it runs.
+    #[derive(Clone, Copy, PartialEq)]
+    enum Mode {
+        /// Completes on the CPU in `run()`.
+        Instant,
+        /// Runs until the test completes it.
+        Hold,
+        /// Fails in `run()`.
+        Fail,
+    }
+
+    struct HwState {
+        running: KVec<(u32, DriverFence)>,
+        order: KVec<u32>,
+        timed_out: KVec<u32>,
+        freed: u32,
+    }
+
+    /// A fake ring: the hardware fences of the running jobs and what happened to the jobs.
+    #[pin_data]
+    struct Hw {
+        ctx: FenceContext,
+        #[pin]
+        state: SpinLock<HwState>,
+    }
+
+    impl Hw {
+        fn new() -> Result<Arc<Self>> {
+            let state = HwState {
+                running: KVec::with_capacity(16, GFP_KERNEL)?,
+                order: KVec::with_capacity(16, GFP_KERNEL)?,
+                timed_out: KVec::with_capacity(16, GFP_KERNEL)?,
+                freed: 0,
+            };
+            Arc::pin_init(
+                pin_init!(Self {
+                    ctx: FenceContext::new(c"rust_drm_sched_test", c"ring"),
+                    state <- new_spinlock!(state),
+                }),
+                GFP_KERNEL,
+            )
+        }
+
+        fn take(&self, id: u32) -> Option<DriverFence> {
+            let mut state = self.state.lock();
+            let pos = state.running.iter().position(|(i, _)| *i == id)?;
+            state.running.remove(pos).ok().map(|(_, fence)| fence)
+        }
+
+        /// Completes a held job; returns whether it was running.
+        fn complete(&self, id: u32) -> bool {
+            self.take(id).map(DriverFence::signal).is_some()
+        }
+
+        /// Drops the hardware fences of all running jobs, as a driver tearing down does.
+        fn reset(&self) {
+            let running = core::mem::replace(&mut self.state.lock().running, KVec::new());
+            drop(running);
+        }
+
+        fn order(&self) -> KVec<u32> {
+            let mut order = KVec::with_capacity(16, GFP_KERNEL).unwrap_or_default();
+            for id in self.state.lock().order.iter() {
+                let _ = order.push_within_capacity(*id);
+            }
+            order
+        }
+
+        fn freed(&self) -> u32 {
+            self.state.lock().freed
+        }
+
+        fn timed_out(&self) -> usize {
+            self.state.lock().timed_out.len()
+        }
+    }
+
+    struct TestJob {
+        id: u32,
+        mode: Mode,
+        hw: Arc<Hw>,
+        fence: Option<FenceAllocation>,
+    }
+
+    impl TestJob {
+        fn new(hw: &Arc<Hw>, id: u32, mode: Mode) -> Result<Self> {
+            Ok(Self {
+                id,
+                mode,
+                hw: hw.clone(),
+                fence: Some(FenceAllocation::new(GFP_KERNEL)?),
+            })
+        }
+    }
+
+    impl Drop for TestJob {
+        fn drop(&mut self) {
+            self.hw.state.lock().freed += 1;
+        }
+    }
+
+    impl JobImpl for TestJob {
+        fn run(job: &mut RunningJob<'_, Self>) -> Result<Option<ARef<Fence>>> {
+            let (id, mode) = (job.id, job.mode);
+            let hw = job.hw.clone();
+            let alloc = job.fence.take();
+            let mut state = hw.state.lock();
+            state.order.push_within_capacity(id).map_err(|_| ENOSPC)?;
+            match mode {
+                Mode::Instant => Ok(None),
+                Mode::Fail => Err(EIO),
+                Mode::Hold => {
+                    let fence = hw.ctx.init_fence(alloc.ok_or(EINVAL)?, ());
+                    let hw_fence = fence.fence().clone();
+                    state
+                        .running
+                        .push_within_capacity((id, fence))
+                        .map_err(|_| ENOSPC)?;
+                    Ok(Some(hw_fence))
+                }
+            }
+        }
+
+        fn timed_out(job: &mut RunningJob<'_, Self>) {
+            let id = job.id;
+            let _ = job.hw.state.lock().timed_out.push_within_capacity(id);
+            if let Some(fence) = job.hw.take(id) {
+                fence.signal_with_error(ETIMEDOUT);
+            }
+        }
+    }
+
+    fn sched(name: &'static CStr, credits: u32) -> Result<Scheduler<TestJob>> {
+        Scheduler::new(SchedulerOptions::new(name, credits))
+    }
+
+    fn entity(
+        sched: &Scheduler<TestJob>,
+        priority: Priority,
+    ) -> Result<Pin<KBox<Entity<TestJob>>>> {
+        KBox::pin_init(Entity::new(sched, priority), GFP_KERNEL)
+    }
+
+    /// Pushes a job and returns its scheduled and finished fences.
+    fn push(
+        entity: &Entity<TestJob>,
+        hw: &Arc<Hw>,
+        id: u32,
+        mode: Mode,
+        deps: &[&ARef<Fence>],
+    ) -> Result<(ARef<Fence>, ARef<Fence>)> {
+        let mut job = Job::new(entity, 1, TestJob::new(hw, id, mode)?)?;
+        for dep in deps {
+            job.add_dependency((*dep).clone())?;
+        }
+        let job = job.arm();
+        let fences = (job.scheduled_fence(), job.finished_fence());
+        job.push();
+        Ok(fences)
+    }
+
+    fn errno(fence: &Fence) -> i32 {
+        fence.error().map_or(0, |e| e.to_errno())
+    }
+
+    /// Gives the scheduler time to (wrongly) run something.
+    fn settle() {
+        fsleep(Delta::from_millis(30));
+    }
+
+    #[test]
+    fn run_and_complete() -> Result {
+        let hw = Hw::new()?;
+        let sched = sched(c"t-run", 4)?;
+        let entity = entity(&sched, Priority::Normal)?;
+
+        let (s0, f0) = push(&entity, &hw, 0, Mode::Instant, &[])?;
+        let (s1, f1) = push(&entity, &hw, 1, Mode::Hold, &[])?;
+        let (_, f2) = push(&entity, &hw, 2, Mode::Fail, &[])?;
+        assert!(!core::ptr::eq(s0.as_raw(), f0.as_raw()));
+
+        f0.wait(false, Some(WAIT))?;
+        assert_eq!(errno(&f0), 0);
+        s1.wait(false, Some(WAIT))?;
+        f2.wait(false, Some(WAIT))?;
+        assert_eq!(errno(&f2), EIO.to_errno());
+        assert!(!f1.is_signaled());
+
+        assert!(hw.complete(1));
+        f1.wait(false, Some(WAIT))?;
+        assert_eq!(errno(&f1), 0);
+        assert_eq!(hw.order().as_slice(), &[0, 1, 2]);
+
+        drop(entity);
+        drop(sched);
+        assert_eq!(hw.freed(), 3);
+        Ok(())
+    }
+
+    #[test]
+    fn invalid_credits() -> Result {
+        let hw = Hw::new()?;
+        let sched = sched(c"t-credits-inval", 2)?;
+        let entity = entity(&sched, Priority::Normal)?;
+        assert_eq!(
+            Job::new(&entity, 0, TestJob::new(&hw, 0, Mode::Instant)?).err(),
+            Some(EINVAL)
+        );
+        assert_eq!(
+            Job::new(&entity, 3, TestJob::new(&hw, 1, Mode::Instant)?).err(),
+            Some(EINVAL)
+        );
+        assert_eq!(
+            Scheduler::<TestJob>::new(SchedulerOptions::new(c"t-zero", 0)).err(),
+            Some(EINVAL)
+        );
+        drop(entity);
+        drop(sched);
+        assert_eq!(hw.freed(), 2);
+        Ok(())
+    }
+
+    #[test]
+    fn dependency_across_schedulers() -> Result {
+        let hw = Hw::new()?;
+        let sched_a = sched(c"t-dep-a", 4)?;
+        let sched_b = sched(c"t-dep-b", 4)?;
+        let entity_a = entity(&sched_a, Priority::Normal)?;
+        let entity_b = entity(&sched_b, Priority::Normal)?;
+
+        let (sa, fa) = push(&entity_a, &hw, 0, Mode::Hold, &[])?;
+        let (sb, fb) = push(&entity_b, &hw, 1, Mode::Instant, &[&fa])?;
+        sa.wait(false, Some(WAIT))?;
+        settle();
+        assert!(!sb.is_signaled());
+
+        assert!(hw.complete(0));
+        fb.wait(false, Some(WAIT))?;
+        assert!(fa.is_signaled());
+        assert_eq!(hw.order().as_slice(), &[0, 1]);
+        Ok(())
+    }
+
+    #[test]
+    fn credits_limit_concurrency() -> Result {
+        let hw = Hw::new()?;
+        let sched = sched(c"t-credits", 2)?;
+        let entity = entity(&sched, Priority::Normal)?;
+
+        let mut jobs = KVec::new();
+        for id in 0..4 {
+            jobs.push(push(&entity, &hw, id, Mode::Hold, &[])?, GFP_KERNEL)?;
+        }
+        jobs[0].0.wait(false, Some(WAIT))?;
+        jobs[1].0.wait(false, Some(WAIT))?;
+        settle();
+        assert!(!jobs[2].0.is_signaled());
+
+        assert!(hw.complete(0));
+        jobs[2].0.wait(false, Some(WAIT))?;
+        settle();
+        assert!(!jobs[3].0.is_signaled());
+
+        for id in 1..4 {
+            if id == 3 {
+                jobs[3].0.wait(false, Some(WAIT))?;
+            }
+            assert!(hw.complete(id));
+        }
+        for (_, finished) in jobs.iter() {
+            finished.wait(false, Some(WAIT))?;
+            assert_eq!(errno(finished), 0);
+        }
+        Ok(())
+    }
+
+    #[test]
+    fn timeout_handler() -> Result {
+        let hw = Hw::new()?;
+        let mut opts = SchedulerOptions::new(c"t-timeout", 2);
+        opts.timeout = Some(Delta::from_millis(20));
+        let sched = Scheduler::<TestJob>::new(opts)?;
+        let entity = entity(&sched, Priority::Normal)?;
+
+        let (_, stuck) = push(&entity, &hw, 0, Mode::Hold, &[])?;
+        stuck.wait(false, Some(WAIT))?;
+        assert_eq!(errno(&stuck), ETIMEDOUT.to_errno());
+        assert_eq!(hw.timed_out(), 1);
+
+        // The ring recovered.
+        let (_, next) = push(&entity, &hw, 1, Mode::Instant, &[])?;
+        next.wait(false, Some(WAIT))?;
+        assert_eq!(errno(&next), 0);
+
+        drop(entity);
+        drop(sched);
+        assert_eq!(hw.freed(), 2);
+        Ok(())
+    }
+
+    #[test]
+    fn priorities() -> Result {
+        let hw = Hw::new()?;
+        let sched = sched(c"t-prio", 1)?;
+        let low = entity(&sched, Priority::Low)?;
+        let high = entity(&sched, Priority::High)?;
+
+        let (s0, f0) = push(&low, &hw, 0, Mode::Hold, &[])?;
+        s0.wait(false, Some(WAIT))?;
+        let (_, f1) = push(&low, &hw, 1, Mode::Instant, &[])?;
+        let (_, f2) = push(&low, &hw, 2, Mode::Instant, &[])?;
+        let (s3, f3) = push(&high, &hw, 3, Mode::Hold, &[])?;
+
+        assert!(hw.complete(0));
+        s3.wait(false, Some(WAIT))?;
+        settle();
+        assert!(!f1.is_signaled());
+        assert!(hw.complete(3));
+        for fence in [&f0, &f1, &f2, &f3] {
+            fence.wait(false, Some(WAIT))?;
+        }
+        assert_eq!(hw.order().as_slice(), &[0, 3, 1, 2]);
+        Ok(())
+    }
+
+    #[test]
+    fn dropped_jobs() -> Result {
+        let hw = Hw::new()?;
+        let sched = sched(c"t-drop", 2)?;
+        let entity = entity(&sched, Priority::Normal)?;
+
+        // Dropped before arming: freed at once, never run.
+        let job = Job::new(&entity, 1, TestJob::new(&hw, 0, Mode::Instant)?)?;
+        drop(job);
+        assert_eq!(hw.freed(), 1);
+
+        // Dropped after arming: completes with ECANCELED without running.
+        let job = Job::new(&entity, 1, TestJob::new(&hw, 1, Mode::Instant)?)?.arm();
+        let finished = job.finished_fence();
+        drop(job);
+        finished.wait(false, Some(WAIT))?;
+        assert_eq!(errno(&finished), ECANCELED.to_errno());
+        assert!(hw.order().is_empty());
+
+        drop(entity);
+        drop(sched);
+        assert_eq!(hw.freed(), 2);
+        Ok(())
+    }
+
+    #[test]
+    fn teardown_with_jobs() -> Result {
+        let hw = Hw::new()?;
+        let gate_ctx = FenceContext::new(c"rust_drm_sched_test", c"gate");
+        let gate = gate_ctx.new_fence((), GFP_KERNEL)?;
+        let gate_fence = gate.fence().clone();
+
+        let sched = sched(c"t-teardown", 1)?;
+        let entity = entity(&sched, Priority::Normal)?;
+        // One running job, one waiting for credits and one waiting for a dependency.
+        let (s0, running) = push(&entity, &hw, 0, Mode::Hold, &[])?;
+        let (_, queued) = push(&entity, &hw, 1, Mode::Instant, &[])?;
+        let (_, gated) = push(&entity, &hw, 2, Mode::Instant, &[&gate_fence])?;
+        s0.wait(false, Some(WAIT))?;
+
+        // The entity goes first (the client closed), then the "hardware" (the driver tears
+        // down), then the last scheduler handle, which waits for every job to be freed.
+        drop(entity);
+        drop(gate);
+        hw.reset();
+        drop(sched);
+
+        assert_eq!(hw.freed(), 3);
+        assert_eq!(hw.order().as_slice(), &[0]);
+        // The fences outlive the scheduler and all signalled with an error.
+        assert_eq!(errno(&running), ECANCELED.to_errno());
+        assert_eq!(errno(&queued), ESRCH.to_errno());
+        assert_eq!(errno(&gated), ESRCH.to_errno());
+        assert!(gate_fence.is_signaled());
+        Ok(())
+    }
+}
