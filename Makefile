@@ -8,7 +8,7 @@ SHELL := /bin/bash
 PY := $${TAS_CACHE:-$${XDG_CACHE_HOME:-$$HOME/.cache}/tas}/tools/venv/bin/python
 
 .PHONY: all setup series series-check checkpatch rustfmtcheck clippy kernel-doc \
-	bisect kunit qemu-test check demo bench-trace
+	bisect kunit kunit-debug qemu-test check demo bench-trace
 
 all: check
 
@@ -38,6 +38,10 @@ bisect:
 
 kunit:
 	tools/kunit.sh
+
+# The same suites with KASAN, lockdep, debugobjects and UBSAN (UML).
+kunit-debug:
+	tools/kunit.sh kunit/debug.kunitconfig kunit-debug
 
 qemu-test:
 	tools/qemu-test.sh

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # make check: everything that tests the series, from a bare Debian machine.
-#   setup, series-check, kunit (UML), checkpatch (+ rustfmt, kernel-doc,
+#   setup, series-check, kunit and kunit-debug (UML), checkpatch (+ rustfmt, kernel-doc,
 #   clippy), bisect, qemu-test (x86_64 under TCG)
 # Every step runs even when an earlier one failed; the summary names each
 # step's result and time, and the last line totals the test cases.
@@ -50,6 +50,8 @@ step series-check tools/series-check.sh
 tas_assemble
 step kunit tools/kunit.sh
 count kunit
+step kunit-debug tools/kunit.sh kunit/debug.kunitconfig kunit-debug
+count kunit-debug
 step checkpatch tools/checkpatch.sh
 step qemu-test tools/qemu-test.sh
 count qemu-test
