@@ -728,6 +728,17 @@ impl FenceChain {
         // by the caller.
         unsafe { Fence::from_raw_owned(NonNull::new_unchecked(&raw mut (*chain).base)) }
     }
+
+    /// Hands the uninitialised node over to C code that initialises it.
+    ///
+    /// This is for C functions that link a pre-allocated node themselves, such as
+    /// `drm_syncobj_add_point()`. The caller takes over the `kmalloc()` allocation: it has to
+    /// pass it to `dma_fence_chain_init()` (directly or through such a function), after which
+    /// the chain's reference count owns it, or free it with `dma_fence_chain_free()`.
+    /// Otherwise it is leaked.
+    pub fn into_raw(self) -> NonNull<bindings::dma_fence_chain> {
+        NonNull::from(KBox::leak(self.chain)).cast()
+    }
 }
 
 #[kunit_tests(rust_dma_fence)]

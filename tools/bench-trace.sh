@@ -37,8 +37,12 @@ prepare() { # name commit
 	echo "bench-trace: built $1"
 }
 
+# The series up to and including the patch that adds the trace events.
+trace_patch=$("$py" "$TAS_ROOT/tools/series.py" list |
+	awk -F '\t' '/latency trace events/ { print $1; exit }')
+[ -n "$trace_patch" ] || { echo "bench-trace: no trace event patch in series.yaml"; exit 1; }
 prepare base "$("$py" "$TAS_ROOT/tools/series.py" commit 0)"
-prepare series "$("$py" "$TAS_ROOT/tools/series.py" commit 1)"
+prepare series "$("$py" "$TAS_ROOT/tools/series.py" commit "$trace_patch")"
 
 : >"$bdir/results.txt"
 for r in $(seq 1 "$rounds"); do
