@@ -12,7 +12,7 @@
 //!   dropping its data.
 //! - An [`Entity`] is a queue of jobs with a [`Priority`], typically one per client and ring.
 //! - A [`Job`] goes through typestates: [`Initialized`] (dependencies can be added: fences of any
-//!   kind, syncobj points with their full 64-bit point), [`Armed`] (the scheduled and finished
+//!   kind, [`SyncObj`] points with their full 64-bit point), [`Armed`] (the scheduled and finished
 //!   fences exist and can be installed elsewhere, nothing can fail any more) and pushed
 //!   ([`Job::push`]), after which the scheduler owns it.
 //!
@@ -100,6 +100,10 @@ use crate::{
     dma_fence::{
         Fence,
         SignallingGuard, //
+    },
+    drm::syncobj::{
+        SyncObj,
+        SyncPoint, //
     },
     error::to_result,
     ffi::c_long,
@@ -660,6 +664,20 @@ impl<'a, T: JobImpl> Job<'a, T, Initialized> {
         to_result(unsafe { bindings::drm_sched_job_add_dependency(self.inner().base(), fence) })
     }
 
+    /// Makes the job wait for point `point` of `syncobj` (0 for a binary syncobj).
+    ///
+    /// The point is resolved now, with all of its 64 bits. Returns `false`, and adds nothing,
+    /// when the point has not been submitted yet (wait-before-signal): the caller decides
+    /// whether to reject the job or to wait for the submission. Returns `EINVAL` for a point
+    /// that does not match the use of the syncobj (see [`SyncObj::fence_at`]).
+    #[must_use = "a point that is not submitted yet adds no dependency"]
+    pub fn add_syncobj_dependency(&mut self, syncobj: &SyncObj, point: u64) -> Result<bool> {
+        match syncobj.fence_at(point)? {
+            SyncPoint::Submitted(fence) => self.add_dependency(fence).map(|()| true),
+            SyncPoint::NotSubmitted => Ok(false),
+        }
+    }
+
     /// Arms the job: creates its scheduled and finished fences.
     ///
     /// From here on nothing can fail: the job must be pushed, and dropping it pushes it as
@@ -852,6 +870,7 @@ mod tests {
         dma_fence::{
             DriverFence,
             FenceAllocation,
+            FenceChain,
             FenceContext, //
         },
         new_spinlock,
@@ -1101,6 +1120,36 @@ mod tests {
         fb.wait(false, Some(WAIT))?;
         assert!(fa.is_signaled());
         assert_eq!(hw.order().as_slice(), &[0, 1]);
+        Ok(())
+    }
+
+    #[test]
+    fn syncobj_dependency() -> Result {
+        let hw = Hw::new()?;
+        let sched = sched(c"t-syncobj", 4)?;
+        let entity = entity(&sched, Priority::Normal)?;
+        let ctx = FenceContext::new(c"rust_drm_sched_test", c"timeline");
+        let timeline = SyncObj::new(false, None)?;
+        let point = 1u64 << 40;
+
+        let mut job = Job::new(&entity, 1, TestJob::new(&hw, 0, Mode::Instant)?)?;
+        // Not submitted yet: nothing added.
+        assert!(!job.add_syncobj_dependency(&timeline, point)?);
+        let producer = ctx.new_fence((), GFP_KERNEL)?;
+        timeline.add_point(FenceChain::new(GFP_KERNEL)?, producer.fence(), point);
+        // A 64-bit point, not truncated to the 32 bits of the C helper.
+        assert!(job.add_syncobj_dependency(&timeline, point)?);
+        // Point 0 of a timeline is a misuse.
+        assert_eq!(job.add_syncobj_dependency(&timeline, 0).err(), Some(EINVAL));
+
+        let job = job.arm();
+        let (scheduled, finished) = (job.scheduled_fence(), job.finished_fence());
+        job.push();
+        settle();
+        assert!(!scheduled.is_signaled());
+        producer.signal();
+        finished.wait(false, Some(WAIT))?;
+        assert_eq!(errno(&finished), 0);
         Ok(())
     }
 

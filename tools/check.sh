@@ -53,7 +53,8 @@ count kunit
 step kunit-debug tools/kunit.sh kunit/debug.kunitconfig kunit-debug
 count kunit-debug
 step checkpatch tools/checkpatch.sh
-step qemu-test tools/qemu-test.sh
+# The Rust KUnit suites run at boot, under lockdep, before the selftests.
+step qemu-test tools/qemu-test.sh --kunit='rust_*'
 count qemu-test
 step bisect tools/bisect.sh
 
