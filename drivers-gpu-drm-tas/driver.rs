@@ -6,20 +6,21 @@ use kernel::{
     device::DeviceContext,
     drm::{
         self,
-        gem,
         ioctl, //
     },
     faux,
-    prelude::*, //
+    prelude::*,
+    sync::Arc, //
 };
 
 use crate::{
+    engine::Ring,
     file::File,
-    gem::TasObject, //
+    gem::Bo, //
 };
 
 /// Version of the uAPI, reported by `DRM_TAS_PARAM_VERSION`.
-pub(crate) const UAPI_VERSION: u64 = 1;
+pub(crate) const UAPI_VERSION: u64 = 2;
 
 /// Largest number of rings the virtual engine can have.
 pub(crate) const MAX_RINGS: u32 = 16;
@@ -36,6 +37,21 @@ pub(crate) const MAX_WAITS: u64 = 64;
 /// Largest number of syncobj signals in one graph submission.
 pub(crate) const MAX_SIGNALS: u64 = 64;
 
+/// Largest size of a buffer object.
+pub(crate) const MAX_BO_SIZE: u64 = 64 << 20;
+
+/// Largest simulated duration of a node.
+pub(crate) const MAX_DURATION_NS: u64 = 10_000_000_000;
+
+/// Largest stride of a user array.
+pub(crate) const MAX_STRIDE: u32 = 4096;
+
+/// Largest ring depth (credit limit of a ring's scheduler).
+pub(crate) const MAX_RING_DEPTH: u32 = 64;
+
+/// Number of graphs whose results a file keeps for `GRAPH_INFO`.
+pub(crate) const GRAPH_HISTORY: usize = 64;
+
 pub(crate) struct TasDriver;
 
 /// Convenience type alias for the DRM device type of this driver.
@@ -45,6 +61,12 @@ pub(crate) type TasDevice<Ctx = drm::Normal> = drm::Device<TasDriver, Ctx>;
 pub(crate) struct TasData {
     /// Number of rings of the virtual engine, within `1..=MAX_RINGS`.
     pub(crate) num_rings: u32,
+    /// Number of nodes a ring executes at once.
+    pub(crate) ring_depth: u32,
+    /// Time after which a running node is aborted.
+    pub(crate) job_timeout_ms: u32,
+    /// The rings, `num_rings` of them.
+    pub(crate) rings: KVec<Arc<Ring>>,
 }
 
 const INFO: drm::DriverInfo = drm::DriverInfo {
@@ -60,7 +82,7 @@ impl drm::Driver for TasDriver {
     type Data = TasData;
     type RegistrationData<'a> = ();
     type File = File;
-    type Object = gem::Object<TasObject>;
+    type Object = Bo;
     type ParentDevice<Ctx: DeviceContext> = faux::Device<Ctx>;
 
     const INFO: drm::DriverInfo = INFO;
@@ -68,5 +90,9 @@ impl drm::Driver for TasDriver {
 
     kernel::declare_drm_ioctls! {
         (TAS_GET_PARAM, drm_tas_get_param, ioctl::RENDER_ALLOW, File::get_param),
+        (TAS_BO_CREATE, drm_tas_bo_create, ioctl::RENDER_ALLOW, File::bo_create),
+        (TAS_BO_MMAP_OFFSET, drm_tas_bo_mmap_offset, ioctl::RENDER_ALLOW, File::bo_mmap_offset),
+        (TAS_SUBMIT_GRAPH, drm_tas_submit_graph, ioctl::RENDER_ALLOW, File::submit_graph),
+        (TAS_GRAPH_INFO, drm_tas_graph_info, ioctl::RENDER_ALLOW, File::graph_info),
     }
 }

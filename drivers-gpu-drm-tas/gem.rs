@@ -1,10 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0
 
-//! GEM objects of the TAS driver.
+//! Buffer objects of the TAS driver: shmem-backed GEM objects that userspace maps and the
+//! virtual engine reads and writes.
 
 use kernel::{
-    drm::gem,
-    prelude::*, //
+    drm::gem::{
+        self,
+        shmem, //
+    },
+    prelude::*,
+    sync::aref::ARef, //
 };
 
 use crate::driver::{
@@ -12,10 +17,7 @@ use crate::driver::{
     TasDriver, //
 };
 
-/// Driver data of a TAS GEM object.
-///
-/// The driver does not create buffers yet; this is the object type its DRM device is declared
-/// with.
+/// Driver data of a TAS buffer object.
 #[pin_data]
 pub(crate) struct TasObject {}
 
@@ -26,4 +28,13 @@ impl gem::DriverObject for TasObject {
     fn new(_dev: &TasDevice, _size: usize, _args: Self::Args) -> impl PinInit<Self, Error> {
         try_pin_init!(TasObject {})
     }
+}
+
+/// A TAS buffer object.
+pub(crate) type Bo = shmem::Object<TasObject>;
+
+/// Creates a zeroed buffer object of `size` bytes, rounded up to whole pages.
+pub(crate) fn create(dev: &TasDevice, size: usize) -> Result<ARef<Bo>> {
+    let size = size.checked_next_multiple_of(kernel::page::PAGE_SIZE).ok_or(EINVAL)?;
+    Bo::new(dev, size, shmem::ObjectConfig::default(), ())
 }

@@ -3,7 +3,8 @@
 //! TAS, a virtual DRM driver for whole-graph GPU submission.
 //!
 //! The driver creates a faux device and registers a DRM device with a render node on top of it.
-//! For now userspace can only query the properties of the virtual device.
+//! Userspace creates buffers and submits whole dependency graphs of nodes, which the virtual
+//! engine (see [`engine`]) executes on its rings through the DRM GPU scheduler.
 
 use core::ptr;
 
@@ -11,18 +12,25 @@ use kernel::{
     device::Bound,
     drm,
     faux,
-    prelude::*, //
+    prelude::*,
+    time::Delta, //
 };
 
-use crate::driver::{
-    TasData,
-    TasDriver,
-    MAX_RINGS, //
+use crate::{
+    driver::{
+        TasData,
+        TasDriver,
+        MAX_RINGS,
+        MAX_RING_DEPTH, //
+    },
+    engine::Ring, //
 };
 
 mod driver;
+mod engine;
 mod file;
 mod gem;
+mod graph;
 
 module! {
     type: TasModule,
@@ -34,6 +42,14 @@ module! {
         num_rings: u32 {
             default: 4,
             description: "Number of rings of the virtual engine (1-16, default 4)",
+        },
+        ring_depth: u32 {
+            default: 4,
+            description: "Nodes a ring executes at once, its scheduler's credit limit (1-64, default 4)",
+        },
+        job_timeout_ms: u32 {
+            default: 1000,
+            description: "Time after which a running node fails with -ETIMEDOUT (10-60000 ms, default 1000)",
         },
     },
 }
@@ -53,6 +69,22 @@ impl kernel::Module for TasModule {
             return Err(EINVAL);
         }
 
+        let ring_depth = module_parameters::ring_depth.value();
+        if !(1..=MAX_RING_DEPTH).contains(&ring_depth) {
+            pr_err!("ring_depth must be between 1 and {MAX_RING_DEPTH}, not {ring_depth}\n");
+            return Err(EINVAL);
+        }
+        let job_timeout_ms = module_parameters::job_timeout_ms.value();
+        if !(10..=60_000).contains(&job_timeout_ms) {
+            pr_err!("job_timeout_ms must be between 10 and 60000, not {job_timeout_ms}\n");
+            return Err(EINVAL);
+        }
+        let mut rings = KVec::with_capacity(num_rings as usize, GFP_KERNEL)?;
+        for index in 0..num_rings {
+            let timeout = Delta::from_millis(job_timeout_ms.into());
+            rings.push(Ring::new(index, ring_depth, timeout)?, GFP_KERNEL)?;
+        }
+
         let faux = faux::Registration::new(c"tas", None)?;
 
         // SAFETY: `faux.as_ref()` points to the `struct faux_device` allocated by the faux bus,
@@ -62,7 +94,12 @@ impl kernel::Module for TasModule {
         // declared before `_faux` and hence dropped first; neither is ever forgotten.
         let fdev: &'static faux::Device<Bound> = unsafe { &*ptr::from_ref(faux.as_ref()) };
 
-        let drm = drm::UnregisteredDevice::<TasDriver>::new(fdev, Ok(TasData { num_rings }))?;
+        let drm = drm::UnregisteredDevice::<TasDriver>::new(fdev, Ok(TasData {
+                num_rings,
+                ring_depth,
+                job_timeout_ms,
+                rings,
+            }))?;
 
         // SAFETY: The registration is stored in `TasModule` and dropped when the module is
         // unloaded; it is never forgotten.

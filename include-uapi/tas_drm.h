@@ -38,7 +38,7 @@ extern "C" {
 enum drm_tas_param {
 	/**
 	 * @DRM_TAS_PARAM_VERSION: Version of the TAS uAPI. It is incremented
-	 * whenever an ioctl, a parameter or a flag is added. Currently 1.
+	 * whenever an ioctl, a parameter or a flag is added. Currently 2.
 	 */
 	DRM_TAS_PARAM_VERSION = 0,
 
@@ -71,6 +71,42 @@ enum drm_tas_param {
 	 * in one graph submission. Currently 64.
 	 */
 	DRM_TAS_PARAM_MAX_SIGNALS = 5,
+
+	/**
+	 * @DRM_TAS_PARAM_OPS: Bit mask of the supported operations, bit n for
+	 * &enum drm_tas_op value n.
+	 */
+	DRM_TAS_PARAM_OPS = 6,
+
+	/**
+	 * @DRM_TAS_PARAM_MAX_BO_SIZE: Largest size of a buffer object, in
+	 * bytes. Currently 64 MiB.
+	 */
+	DRM_TAS_PARAM_MAX_BO_SIZE = 7,
+
+	/**
+	 * @DRM_TAS_PARAM_MAX_DURATION_NS: Largest simulated duration of a node,
+	 * in nanoseconds. Currently 10 s.
+	 */
+	DRM_TAS_PARAM_MAX_DURATION_NS = 8,
+
+	/**
+	 * @DRM_TAS_PARAM_JOB_TIMEOUT_NS: Time after which a running node is
+	 * aborted with -ETIMEDOUT (module parameter ``job_timeout_ms``).
+	 */
+	DRM_TAS_PARAM_JOB_TIMEOUT_NS = 9,
+
+	/**
+	 * @DRM_TAS_PARAM_RING_DEPTH: Number of nodes a ring executes at once
+	 * (the credit limit of its scheduler, module parameter ``ring_depth``).
+	 */
+	DRM_TAS_PARAM_RING_DEPTH = 10,
+
+	/**
+	 * @DRM_TAS_PARAM_MAX_STRIDE: Largest stride accepted in a
+	 * &struct drm_tas_array. Currently 4096.
+	 */
+	DRM_TAS_PARAM_MAX_STRIDE = 11,
 };
 
 /**
@@ -93,7 +129,344 @@ struct drm_tas_get_param {
 	__u64 value;
 };
 
+/**
+ * struct drm_tas_bo_create - Argument of &DRM_IOCTL_TAS_BO_CREATE.
+ */
+struct drm_tas_bo_create {
+	/**
+	 * @size: [in] Size of the buffer in bytes, from 1 to
+	 * &DRM_TAS_PARAM_MAX_BO_SIZE. It is rounded up to whole pages; the
+	 * bounds checks of nodes use the rounded size.
+	 */
+	__u64 size;
+
+	/**
+	 * @flags: [in] Must be zero.
+	 */
+	__u32 flags;
+
+	/**
+	 * @handle: [out] GEM handle of the new buffer. The buffer is zeroed.
+	 */
+	__u32 handle;
+};
+
+/**
+ * struct drm_tas_bo_mmap_offset - Argument of &DRM_IOCTL_TAS_BO_MMAP_OFFSET.
+ */
+struct drm_tas_bo_mmap_offset {
+	/**
+	 * @handle: [in] GEM handle of the buffer.
+	 */
+	__u32 handle;
+
+	/**
+	 * @pad: [in] Padding, must be zero.
+	 */
+	__u32 pad;
+
+	/**
+	 * @offset: [out] Offset to pass to mmap() on the render node's file
+	 * descriptor to map the buffer.
+	 */
+	__u64 offset;
+};
+
+/**
+ * enum drm_tas_op - Operations of a graph node.
+ *
+ * Buffers are arrays of little-endian 32-bit integers for the arithmetic
+ * operations; arithmetic wraps around on overflow.
+ */
+enum drm_tas_op {
+	/**
+	 * @DRM_TAS_OP_NOP: Does nothing but take its simulated duration. No
+	 * buffer.
+	 */
+	DRM_TAS_OP_NOP = 0,
+
+	/**
+	 * @DRM_TAS_OP_FILL: Fills &drm_tas_node.dst with the 32-bit value in
+	 * the low half of &drm_tas_node.imm. dst.size is a multiple of 4.
+	 */
+	DRM_TAS_OP_FILL = 1,
+
+	/**
+	 * @DRM_TAS_OP_COPY: Copies src[0] to dst; both have the same size.
+	 * The ranges may be in the same buffer but must not overlap.
+	 */
+	DRM_TAS_OP_COPY = 2,
+
+	/**
+	 * @DRM_TAS_OP_ADD: Element-wise dst = src[0] + src[1] on 32-bit
+	 * integers; all three ranges have the same size, a multiple of 4.
+	 */
+	DRM_TAS_OP_ADD = 3,
+
+	/**
+	 * @DRM_TAS_OP_MATMUL: dst = src[0] x src[1] on row-major 32-bit integer
+	 * matrices: src[0] is M x K, src[1] is K x N and dst is M x N, with
+	 * M, N and K in bits 0-15, 16-31 and 32-47 of &drm_tas_node.imm, each
+	 * from 1 to 256. The range sizes must be exactly 4 * M * K,
+	 * 4 * K * N and 4 * M * N bytes.
+	 */
+	DRM_TAS_OP_MATMUL = 4,
+};
+
+/**
+ * enum drm_tas_class - Priority classes of graph nodes.
+ */
+enum drm_tas_class {
+	/** @DRM_TAS_CLASS_NORMAL: Default class. */
+	DRM_TAS_CLASS_NORMAL = 0,
+	/** @DRM_TAS_CLASS_LATENCY: Latency-sensitive work. */
+	DRM_TAS_CLASS_LATENCY = 1,
+	/** @DRM_TAS_CLASS_BATCH: Throughput work that may wait. */
+	DRM_TAS_CLASS_BATCH = 2,
+};
+
+/**
+ * struct drm_tas_buf - A byte range of a buffer object used by a node.
+ *
+ * Unused ranges of a node (see &enum drm_tas_op) must be all zero.
+ */
+struct drm_tas_buf {
+	/** @handle: [in] GEM handle of the buffer. */
+	__u32 handle;
+	/** @pad: [in] Padding, must be zero. */
+	__u32 pad;
+	/** @offset: [in] Offset of the range in the buffer, in bytes. */
+	__u64 offset;
+	/**
+	 * @size: [in] Size of the range in bytes, not zero;
+	 * offset + size must not exceed the size of the buffer.
+	 */
+	__u64 size;
+};
+
+/**
+ * struct drm_tas_node - A node (job) of a graph.
+ */
+struct drm_tas_node {
+	/** @ring: [in] Ring that executes the node, below &DRM_TAS_PARAM_NUM_RINGS. */
+	__u32 ring;
+
+	/** @op: [in] Operation, one of &enum drm_tas_op. */
+	__u32 op;
+
+	/**
+	 * @class: [in] Priority class, one of &enum drm_tas_class. Checked and
+	 * stored; the dispatcher of this revision runs every class alike.
+	 */
+	__u32 class;
+
+	/**
+	 * @gang: [in] Gang id, 0 for none. Stored; the dispatcher of this
+	 * revision does not start gangs together yet.
+	 */
+	__u32 gang;
+
+	/**
+	 * @duration_ns: [in] Simulated execution time on the ring, at most
+	 * &DRM_TAS_PARAM_MAX_DURATION_NS. The operation's result is visible
+	 * once the node's fences signal.
+	 */
+	__u64 duration_ns;
+
+	/** @dst: [in] Destination range. */
+	struct drm_tas_buf dst;
+
+	/** @src: [in] Source ranges. */
+	struct drm_tas_buf src[2];
+
+	/**
+	 * @imm: [in] Immediate operand (see &enum drm_tas_op); its bits that
+	 * the operation does not use must be zero.
+	 */
+	__u64 imm;
+
+	/** @flags: [in] Must be zero. */
+	__u32 flags;
+
+	/** @pad: [in] Padding, must be zero. */
+	__u32 pad;
+};
+
+/**
+ * struct drm_tas_edge - A dependency: node @to starts after node @from has
+ * finished.
+ *
+ * Nodes are numbered by their index in &drm_tas_submit_graph.nodes. An edge
+ * from a node to itself, an edge given twice and a cycle are rejected.
+ */
+struct drm_tas_edge {
+	/** @from: [in] Index of the node that must finish first. */
+	__u32 from;
+	/** @to: [in] Index of the node that waits. */
+	__u32 to;
+};
+
+/* Value of &drm_tas_sync.node: the entry applies to the whole graph. */
+#define DRM_TAS_NODE_GRAPH	0xffffffffu
+
+/**
+ * struct drm_tas_sync - A syncobj wait or signal of a graph submission.
+ *
+ * @point 0 uses the syncobj as a binary one (its fence is replaced on
+ * signal); a non-zero point is a timeline point (a point is added on
+ * signal). The payload of a syncobj changes when the graph is submitted;
+ * its fence signals later. Waiting on point 0 of a syncobj that holds a
+ * timeline, on a non-zero point of one that holds a binary fence, or on a
+ * point that has not been submitted yet (including an empty binary
+ * syncobj) fails with -EINVAL. A signal point must be above the
+ * syncobj's last timeline point; within one submission, a syncobj is
+ * signalled at point 0 at most once and its timeline points in increasing
+ * order.
+ */
+struct drm_tas_sync {
+	/** @handle: [in] Syncobj handle. */
+	__u32 handle;
+
+	/**
+	 * @node: [in] For a wait, the node that waits, or
+	 * %DRM_TAS_NODE_GRAPH for every node of the graph. For a signal, the
+	 * node whose completion signals the point, or %DRM_TAS_NODE_GRAPH for
+	 * the completion of the whole graph. A signal carries the error of the
+	 * node, or the first error of the graph.
+	 */
+	__u32 node;
+
+	/** @point: [in] Timeline point, or 0 for binary use. */
+	__u64 point;
+
+	/** @flags: [in] Must be zero. */
+	__u32 flags;
+
+	/** @pad: [in] Padding, must be zero. */
+	__u32 pad;
+};
+
+/**
+ * struct drm_tas_array - A user array of structures.
+ *
+ * @stride lets userspace built against a newer header, with larger
+ * structures, run on this kernel: it must be at least the size of the
+ * structure this kernel knows and at most &DRM_TAS_PARAM_MAX_STRIDE, and the
+ * bytes beyond the known structure must be zero. An empty array (count 0)
+ * must have ptr and stride 0.
+ */
+struct drm_tas_array {
+	/** @ptr: [in] User pointer to the first element. */
+	__u64 ptr;
+	/** @count: [in] Number of elements. */
+	__u32 count;
+	/** @stride: [in] Distance between elements in bytes. */
+	__u32 stride;
+};
+
+/**
+ * struct drm_tas_submit_graph - Argument of &DRM_IOCTL_TAS_SUBMIT_GRAPH.
+ */
+struct drm_tas_submit_graph {
+	/**
+	 * @extensions: [in] Pointer to a chain of extension structures. No
+	 * extension is defined yet: must be zero.
+	 */
+	__u64 extensions;
+
+	/**
+	 * @nodes: [in] &struct drm_tas_node array, 1 to
+	 * &DRM_TAS_PARAM_MAX_NODES entries.
+	 */
+	struct drm_tas_array nodes;
+
+	/**
+	 * @edges: [in] &struct drm_tas_edge array, at most
+	 * &DRM_TAS_PARAM_MAX_EDGES entries.
+	 */
+	struct drm_tas_array edges;
+
+	/**
+	 * @waits: [in] &struct drm_tas_sync array of syncobj points to wait
+	 * for, at most &DRM_TAS_PARAM_MAX_WAITS entries.
+	 */
+	struct drm_tas_array waits;
+
+	/**
+	 * @signals: [in] &struct drm_tas_sync array of syncobj points to
+	 * signal, at most &DRM_TAS_PARAM_MAX_SIGNALS entries.
+	 */
+	struct drm_tas_array signals;
+
+	/** @flags: [in] Must be zero. */
+	__u32 flags;
+
+	/** @pad: [in] Padding, must be zero. */
+	__u32 pad;
+
+	/**
+	 * @graph_id: [out] Identifier of the submitted graph in this file,
+	 * for &DRM_IOCTL_TAS_GRAPH_INFO.
+	 */
+	__u64 graph_id;
+};
+
+/**
+ * struct drm_tas_node_info - Per-node result of a graph, filled in by
+ * &DRM_IOCTL_TAS_GRAPH_INFO.
+ *
+ * Timestamps are CLOCK_MONOTONIC nanoseconds; 0 means the node has not
+ * reached that stage (or never will, for a node cancelled by an error).
+ */
+struct drm_tas_node_info {
+	/** @queued_ns: [out] When the node was pushed to its ring's scheduler. */
+	__u64 queued_ns;
+	/**
+	 * @ready_ns: [out] When its last dependency (predecessor or wait)
+	 * signalled, or when it was queued if that was later.
+	 */
+	__u64 ready_ns;
+	/** @started_ns: [out] When the ring started executing it. */
+	__u64 started_ns;
+	/**
+	 * @finished_ns: [out] When its fences signalled, also for a node that
+	 * did not run because of an error.
+	 */
+	__u64 finished_ns;
+	/** @error: [out] 0, or the negative errno the node completed with. */
+	__s32 error;
+	/** @ring: [out] The ring of the node. */
+	__u32 ring;
+};
+
+/**
+ * struct drm_tas_graph_info - Argument of &DRM_IOCTL_TAS_GRAPH_INFO.
+ */
+struct drm_tas_graph_info {
+	/** @graph_id: [in] The graph, as returned by SUBMIT_GRAPH. */
+	__u64 graph_id;
+
+	/**
+	 * @nodes: [in] &struct drm_tas_node_info array to fill in, with as
+	 * many entries as the graph has nodes (count) and a stride of at
+	 * least the size of &struct drm_tas_node_info.
+	 */
+	struct drm_tas_array nodes;
+
+	/** @flags: [in] Must be zero. */
+	__u32 flags;
+
+	/**
+	 * @done: [out] 1 if every node of the graph has finished, else 0.
+	 */
+	__u32 done;
+};
+
 #define DRM_TAS_GET_PARAM		0x00
+#define DRM_TAS_BO_CREATE		0x01
+#define DRM_TAS_BO_MMAP_OFFSET		0x02
+#define DRM_TAS_SUBMIT_GRAPH		0x03
+#define DRM_TAS_GRAPH_INFO		0x04
 
 /**
  * DOC: TAS ioctls
@@ -104,12 +477,70 @@ struct drm_tas_get_param {
  *    &struct drm_tas_get_param. Allowed on the render node. Fails with
  *    -EINVAL if &drm_tas_get_param.param is unknown or
  *    &drm_tas_get_param.pad is not zero.
+ *
+ * .. c:macro:: DRM_IOCTL_TAS_BO_CREATE
+ *
+ *    Create a zeroed shmem buffer object, see &struct drm_tas_bo_create.
+ *    -EINVAL for a size of 0 or above the limit, or non-zero flags.
+ *
+ * .. c:macro:: DRM_IOCTL_TAS_BO_MMAP_OFFSET
+ *
+ *    Get the fake offset to mmap() a buffer object, see
+ *    &struct drm_tas_bo_mmap_offset. -ENOENT for an unknown handle,
+ *    -EINVAL for non-zero padding.
+ *
+ * .. c:macro:: DRM_IOCTL_TAS_SUBMIT_GRAPH
+ *
+ *    Submit a whole dependency graph of nodes in one call, see
+ *    &struct drm_tas_submit_graph. The graph is validated completely
+ *    before anything is queued: on error nothing runs and no syncobj is
+ *    touched. Nodes are pushed to their rings in a topological order; a
+ *    node starts once its predecessors, its waits and the graph's waits
+ *    have signalled. A node whose predecessor failed does not run and
+ *    completes with the predecessor's error; independent nodes still run.
+ *    A node that runs longer than &DRM_TAS_PARAM_JOB_TIMEOUT_NS fails with
+ *    -ETIMEDOUT. Errors:
+ *
+ *    - -EINVAL: no nodes; non-zero flags, padding, reserved fields or
+ *      extensions; a stride below the structure size or above the
+ *      limit, or non-zero bytes beyond the known structure; an empty
+ *      array with a non-zero ptr or stride; unknown op, ring or class;
+ *      a duration above the limit; buffer ranges that are empty, out of
+ *      bounds, overflowing, of the wrong size for the operation, or set
+ *      for an operation that does not use them; an edge endpoint out of
+ *      range, a self-loop or a duplicate edge; a wait or signal node
+ *      out of range; a wait point that does not match the syncobj's use
+ *      or is not submitted yet; a signal point not above the syncobj's
+ *      last point; the same syncobj point signalled twice.
+ *    - -E2BIG: more nodes, edges, waits or signals than the limits.
+ *    - -ELOOP: the edges contain a cycle.
+ *    - -ENOENT: an unknown buffer or syncobj handle.
+ *    - -EFAULT: an array that cannot be read.
+ *    - -ENOMEM: out of memory.
+ *
+ * .. c:macro:: DRM_IOCTL_TAS_GRAPH_INFO
+ *
+ *    Read the per-node timestamps and errors of a graph, see
+ *    &struct drm_tas_graph_info. -ENOENT for an unknown graph (a file
+ *    keeps its last 64 graphs, running or not), -EINVAL for a count that
+ *    differs from the graph's node count, a stride below the size of
+ *    &struct drm_tas_node_info or above &DRM_TAS_PARAM_MAX_STRIDE, or
+ *    non-zero flags, -EFAULT for an array that cannot be written. Only
+ *    the known structure is written in each element.
  */
 
 /* Note: this is an enum so that it can be resolved by Rust bindgen. */
 enum {
 	DRM_IOCTL_TAS_GET_PARAM		= DRM_IOWR(DRM_COMMAND_BASE + DRM_TAS_GET_PARAM,
 						   struct drm_tas_get_param),
+	DRM_IOCTL_TAS_BO_CREATE		= DRM_IOWR(DRM_COMMAND_BASE + DRM_TAS_BO_CREATE,
+						   struct drm_tas_bo_create),
+	DRM_IOCTL_TAS_BO_MMAP_OFFSET	= DRM_IOWR(DRM_COMMAND_BASE + DRM_TAS_BO_MMAP_OFFSET,
+						   struct drm_tas_bo_mmap_offset),
+	DRM_IOCTL_TAS_SUBMIT_GRAPH	= DRM_IOWR(DRM_COMMAND_BASE + DRM_TAS_SUBMIT_GRAPH,
+						   struct drm_tas_submit_graph),
+	DRM_IOCTL_TAS_GRAPH_INFO	= DRM_IOWR(DRM_COMMAND_BASE + DRM_TAS_GRAPH_INFO,
+						   struct drm_tas_graph_info),
 };
 
 #if defined(__cplusplus)

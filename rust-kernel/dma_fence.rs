@@ -209,6 +209,17 @@ impl Fence {
         (status < 0).then(|| Error::from_errno(status))
     }
 
+    /// Returns the time the fence was signalled, in `CLOCK_MONOTONIC` nanoseconds, or `None`
+    /// if it is not signalled.
+    pub fn timestamp(&self) -> Option<u64> {
+        if !self.is_signaled() {
+            return None;
+        }
+        // SAFETY: The fence is valid and signalled.
+        let ts = unsafe { bindings::dma_fence_timestamp(self.as_raw()) };
+        u64::try_from(ts).ok()
+    }
+
     /// Waits for the fence to be signalled.
     ///
     /// With `timeout` [`None`] this waits without a time limit. An interruptible wait returns

@@ -4,25 +4,60 @@
  *
  * The driver's render node is found by asking every /dev/dri/renderD* node
  * for its driver name, since other DRM drivers may own lower minors.
+ *
+ * Every wait has a timeout (TAS_WAIT_NS), so that a hung device fails the
+ * test instead of hanging it.
  */
 
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <drm/drm.h>
 #include <drm/tas_drm.h>
+#include <linux/sync_file.h>
 
 #include "kselftest_harness.h"
 
 #define TAS_DRIVER_NAME		"tas"
-#define TAS_UAPI_VERSION	1
+#define TAS_UAPI_VERSION	2
 #define TAS_MAX_RINGS		16
+#define TAS_NUM_OPS		(DRM_TAS_OP_MATMUL + 1)
+#define TAS_NUM_CLASSES		(DRM_TAS_CLASS_BATCH + 1)
+#define TAS_MATMUL_MAX_DIM	256
+
+#define TAS_NSEC_PER_USEC	1000ULL
+#define TAS_NSEC_PER_MSEC	1000000ULL
+#define TAS_NSEC_PER_SEC	1000000000ULL
+
+/* How long a test waits for a graph before it declares the device hung. */
+#define TAS_WAIT_NS		(10 * TAS_NSEC_PER_SEC)
+
+/*
+ * sw_sync is a debugfs interface, not uAPI: its definitions are copied from
+ * drivers/dma-buf/sw_sync.c, as tools/testing/selftests/sync does.
+ */
+#define SW_SYNC_PATH		"/sys/kernel/debug/sync/sw_sync"
+
+struct sw_sync_create_fence_data {
+	__u32 value;
+	char name[32];
+	__s32 fence;
+};
+
+#define SW_SYNC_IOC_MAGIC	'W'
+#define SW_SYNC_IOC_CREATE_FENCE \
+	_IOWR(SW_SYNC_IOC_MAGIC, 0, struct sw_sync_create_fence_data)
+#define SW_SYNC_IOC_INC		_IOW(SW_SYNC_IOC_MAGIC, 1, __u32)
 
 static int tas_is_tas_node(int fd)
 {
@@ -68,6 +103,48 @@ static int tas_open_render_node(void)
 	return fd;
 }
 
+static __u64 tas_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (__u64)ts.tv_sec * TAS_NSEC_PER_SEC + ts.tv_nsec;
+}
+
+static __u64 tas_page_size(void)
+{
+	return sysconf(_SC_PAGESIZE);
+}
+
+static __u64 tas_round_up(__u64 value, __u64 align)
+{
+	return (value + align - 1) / align * align;
+}
+
+/* A small deterministic generator, so that every run tests the same cases. */
+static __u32 tas_rand(__u32 *state)
+{
+	__u32 x = *state;
+
+	x ^= x << 13;
+	x ^= x >> 17;
+	x ^= x << 5;
+	*state = x;
+	return x;
+}
+
+/* Returns 0, or -errno. */
+static int tas_ioctl(int fd, unsigned long request, void *arg)
+{
+	int ret;
+
+	do {
+		ret = ioctl(fd, request, arg);
+	} while (ret == -1 && errno == EINTR);
+
+	return ret ? -errno : 0;
+}
+
 /* Returns 0 and the value, or -errno. */
 static int tas_get_param(int fd, __u32 param, __u32 pad, __u64 *value)
 {
@@ -83,8 +160,344 @@ static int tas_get_param(int fd, __u32 param, __u32 pad, __u64 *value)
 	return 0;
 }
 
+static int tas_bo_create(int fd, __u64 size, __u32 flags, __u32 *handle)
+{
+	struct drm_tas_bo_create args = {
+		.size = size,
+		.flags = flags,
+	};
+	int ret;
+
+	ret = tas_ioctl(fd, DRM_IOCTL_TAS_BO_CREATE, &args);
+	if (!ret)
+		*handle = args.handle;
+	return ret;
+}
+
+static int tas_bo_close(int fd, __u32 handle)
+{
+	struct drm_gem_close args = { .handle = handle };
+
+	return tas_ioctl(fd, DRM_IOCTL_GEM_CLOSE, &args);
+}
+
+static int tas_bo_mmap_offset(int fd, __u32 handle, __u32 pad, __u64 *offset)
+{
+	struct drm_tas_bo_mmap_offset args = {
+		.handle = handle,
+		.pad = pad,
+	};
+	int ret;
+
+	ret = tas_ioctl(fd, DRM_IOCTL_TAS_BO_MMAP_OFFSET, &args);
+	if (!ret)
+		*offset = args.offset;
+	return ret;
+}
+
+/* Maps the first @size bytes of a buffer read-write. */
+static int tas_bo_map(int fd, __u32 handle, size_t size, void **map)
+{
+	__u64 offset;
+	void *ptr;
+	int ret;
+
+	ret = tas_bo_mmap_offset(fd, handle, 0, &offset);
+	if (ret)
+		return ret;
+	ptr = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd,
+		   (off_t)offset);
+	if (ptr == MAP_FAILED)
+		return -errno;
+	*map = ptr;
+	return 0;
+}
+
+/* Creates a buffer of @size bytes and maps it. */
+static int tas_bo_create_map(int fd, __u64 size, __u32 *handle, void **map)
+{
+	int ret;
+
+	ret = tas_bo_create(fd, size, 0, handle);
+	if (ret)
+		return ret;
+	ret = tas_bo_map(fd, *handle, size, map);
+	if (ret)
+		tas_bo_close(fd, *handle);
+	return ret;
+}
+
+static int tas_syncobj_create(int fd, __u32 flags, __u32 *handle)
+{
+	struct drm_syncobj_create args = { .flags = flags };
+	int ret;
+
+	ret = tas_ioctl(fd, DRM_IOCTL_SYNCOBJ_CREATE, &args);
+	if (!ret)
+		*handle = args.handle;
+	return ret;
+}
+
+static int tas_syncobj_destroy(int fd, __u32 handle)
+{
+	struct drm_syncobj_destroy args = { .handle = handle };
+
+	return tas_ioctl(fd, DRM_IOCTL_SYNCOBJ_DESTROY, &args);
+}
+
+/*
+ * Waits for the fence of a binary syncobj, at most @timeout_ns from now:
+ * -ETIME when it does not signal in time.
+ */
+static int tas_syncobj_wait(int fd, __u32 handle, __u32 flags,
+			    __u64 timeout_ns)
+{
+	struct drm_syncobj_wait args = {
+		.handles = (__u64)(uintptr_t)&handle,
+		.timeout_nsec = tas_now_ns() + timeout_ns,
+		.count_handles = 1,
+		.flags = flags,
+	};
+
+	return tas_ioctl(fd, DRM_IOCTL_SYNCOBJ_WAIT, &args);
+}
+
+/*
+ * Waits for the completion of the graph that signals binary syncobj
+ * @handle. WAIT_FOR_SUBMIT makes the wait independent of whether the
+ * kernel attaches the fence at submission or later.
+ */
+static int tas_syncobj_wait_graph(int fd, __u32 handle)
+{
+	return tas_syncobj_wait(fd, handle,
+				DRM_SYNCOBJ_WAIT_FLAGS_WAIT_FOR_SUBMIT,
+				TAS_WAIT_NS);
+}
+
+/* Returns 1 if a binary syncobj holds a fence, 0 if it is empty. */
+static int tas_syncobj_has_fence(int fd, __u32 handle)
+{
+	int ret;
+
+	/* Without WAIT_FOR_SUBMIT, waiting on an empty syncobj is -EINVAL. */
+	ret = tas_syncobj_wait(fd, handle, 0, 0);
+	if (ret == -EINVAL)
+		return 0;
+	if (!ret || ret == -ETIME)
+		return 1;
+	return ret;
+}
+
+static int tas_syncobj_timeline_wait(int fd, __u32 handle, __u64 point,
+				     __u64 timeout_ns)
+{
+	struct drm_syncobj_timeline_wait args = {
+		.handles = (__u64)(uintptr_t)&handle,
+		.points = (__u64)(uintptr_t)&point,
+		.timeout_nsec = tas_now_ns() + timeout_ns,
+		.count_handles = 1,
+		.flags = DRM_SYNCOBJ_WAIT_FLAGS_WAIT_FOR_SUBMIT,
+	};
+
+	return tas_ioctl(fd, DRM_IOCTL_SYNCOBJ_TIMELINE_WAIT, &args);
+}
+
+/* Signals timeline point @point of a syncobj from userspace. */
+static int tas_syncobj_timeline_signal(int fd, __u32 handle, __u64 point)
+{
+	struct drm_syncobj_timeline_array args = {
+		.handles = (__u64)(uintptr_t)&handle,
+		.points = (__u64)(uintptr_t)&point,
+		.count_handles = 1,
+	};
+
+	return tas_ioctl(fd, DRM_IOCTL_SYNCOBJ_TIMELINE_SIGNAL, &args);
+}
+
+/*
+ * Creates a syncobj with @flags; with a non-zero @point, it is then given
+ * a signalled timeline up to @point.
+ */
+static int tas_syncobj_new(int fd, __u32 flags, __u64 point, __u32 *handle)
+{
+	int ret;
+
+	ret = tas_syncobj_create(fd, flags, handle);
+	if (ret || !point)
+		return ret;
+	ret = tas_syncobj_timeline_signal(fd, *handle, point);
+	if (ret)
+		tas_syncobj_destroy(fd, *handle);
+	return ret;
+}
+
+static int tas_syncobj_export_sync_file(int fd, __u32 handle, int *sync_fd)
+{
+	struct drm_syncobj_handle args = {
+		.handle = handle,
+		.flags = DRM_SYNCOBJ_HANDLE_TO_FD_FLAGS_EXPORT_SYNC_FILE,
+		.fd = -1,
+	};
+	int ret;
+
+	ret = tas_ioctl(fd, DRM_IOCTL_SYNCOBJ_HANDLE_TO_FD, &args);
+	if (!ret)
+		*sync_fd = args.fd;
+	return ret;
+}
+
+/* Replaces the fence of binary syncobj @handle with the one of @sync_fd. */
+static int tas_syncobj_import_sync_file(int fd, __u32 handle, int sync_fd)
+{
+	struct drm_syncobj_handle args = {
+		.handle = handle,
+		.flags = DRM_SYNCOBJ_FD_TO_HANDLE_FLAGS_IMPORT_SYNC_FILE,
+		.fd = sync_fd,
+	};
+
+	return tas_ioctl(fd, DRM_IOCTL_SYNCOBJ_FD_TO_HANDLE, &args);
+}
+
+/* Status of the fence of a binary syncobj: 1 signalled, 0 active, -errno. */
+static int tas_syncobj_fence_status(int fd, __u32 handle, int *status)
+{
+	struct sync_file_info info;
+	int sync_fd, ret;
+
+	ret = tas_syncobj_export_sync_file(fd, handle, &sync_fd);
+	if (ret)
+		return ret;
+	memset(&info, 0, sizeof(info));
+	ret = tas_ioctl(sync_fd, SYNC_IOC_FILE_INFO, &info);
+	close(sync_fd);
+	if (!ret)
+		*status = info.status;
+	return ret;
+}
+
+static void tas_node_init(struct drm_tas_node *node, __u32 ring, __u32 op,
+			  __u64 duration_ns)
+{
+	memset(node, 0, sizeof(*node));
+	node->ring = ring;
+	node->op = op;
+	node->duration_ns = duration_ns;
+}
+
+static void tas_buf_init(struct drm_tas_buf *buf, __u32 handle, __u64 offset,
+			 __u64 size)
+{
+	memset(buf, 0, sizeof(*buf));
+	buf->handle = handle;
+	buf->offset = offset;
+	buf->size = size;
+}
+
+static void tas_edge_init(struct drm_tas_edge *edge, __u32 from, __u32 to)
+{
+	edge->from = from;
+	edge->to = to;
+}
+
+static void tas_sync_init(struct drm_tas_sync *sync, __u32 handle, __u32 node,
+			  __u64 point)
+{
+	memset(sync, 0, sizeof(*sync));
+	sync->handle = handle;
+	sync->node = node;
+	sync->point = point;
+}
+
+/* An empty array has ptr and stride 0, as the uAPI requires. */
+static void tas_array_init(struct drm_tas_array *array, const void *ptr,
+			   __u32 count, __u32 stride)
+{
+	array->ptr = count ? (__u64)(uintptr_t)ptr : 0;
+	array->count = count;
+	array->stride = count ? stride : 0;
+}
+
+/* The immediate operand of a MATMUL node: dst (M x N) = src0 x src1. */
+static __u64 tas_matmul_imm(__u64 m, __u64 n, __u64 k)
+{
+	return m | n << 16 | k << 32;
+}
+
+static int tas_submit(int fd, const struct drm_tas_node *nodes,
+		      __u32 num_nodes, const struct drm_tas_edge *edges,
+		      __u32 num_edges, const struct drm_tas_sync *waits,
+		      __u32 num_waits, const struct drm_tas_sync *signals,
+		      __u32 num_signals, __u64 *graph_id)
+{
+	struct drm_tas_submit_graph args;
+	int ret;
+
+	memset(&args, 0, sizeof(args));
+	tas_array_init(&args.nodes, nodes, num_nodes, sizeof(*nodes));
+	tas_array_init(&args.edges, edges, num_edges, sizeof(*edges));
+	tas_array_init(&args.waits, waits, num_waits, sizeof(*waits));
+	tas_array_init(&args.signals, signals, num_signals, sizeof(*signals));
+
+	ret = tas_ioctl(fd, DRM_IOCTL_TAS_SUBMIT_GRAPH, &args);
+	if (!ret && graph_id)
+		*graph_id = args.graph_id;
+	return ret;
+}
+
+static int tas_graph_info(int fd, __u64 graph_id,
+			  struct drm_tas_node_info *info, __u32 count,
+			  __u32 *done)
+{
+	struct drm_tas_graph_info args;
+	int ret;
+
+	memset(&args, 0, sizeof(args));
+	memset(info, 0, count * sizeof(*info));
+	args.graph_id = graph_id;
+	tas_array_init(&args.nodes, info, count, sizeof(*info));
+
+	ret = tas_ioctl(fd, DRM_IOCTL_TAS_GRAPH_INFO, &args);
+	if (!ret && done)
+		*done = args.done;
+	return ret;
+}
+
+/*
+ * Runs a one-node graph to completion, to prove that the device still
+ * accepts and executes work. Returns 0, the -errno of the step that failed,
+ * the error of the node, or -EBUSY if the graph is not done once its
+ * syncobj signalled.
+ */
+static int tas_run_nop(int fd)
+{
+	struct drm_tas_node_info info;
+	struct drm_tas_sync signal;
+	struct drm_tas_node node;
+	__u32 syncobj, done = 0;
+	__u64 graph_id;
+	int ret;
+
+	ret = tas_syncobj_create(fd, 0, &syncobj);
+	if (ret)
+		return ret;
+
+	tas_node_init(&node, 0, DRM_TAS_OP_NOP, 10 * TAS_NSEC_PER_USEC);
+	tas_sync_init(&signal, syncobj, DRM_TAS_NODE_GRAPH, 0);
+	ret = tas_submit(fd, &node, 1, NULL, 0, NULL, 0, &signal, 1, &graph_id);
+	if (!ret)
+		ret = tas_syncobj_wait_graph(fd, syncobj);
+	if (!ret)
+		ret = tas_graph_info(fd, graph_id, &info, 1, &done);
+	if (!ret)
+		ret = done ? info.error : -EBUSY;
+
+	tas_syncobj_destroy(fd, syncobj);
+	return ret;
+}
+
 FIXTURE(tas) {
 	int fd;
+	__u64 num_rings;
 };
 
 FIXTURE_SETUP(tas)
@@ -92,6 +505,9 @@ FIXTURE_SETUP(tas)
 	self->fd = tas_open_render_node();
 	if (self->fd < 0)
 		SKIP(return, "no tas render node (CONFIG_DRM_TAS not enabled?)");
+	ASSERT_EQ(0, tas_get_param(self->fd, DRM_TAS_PARAM_NUM_RINGS, 0,
+				   &self->num_rings));
+	ASSERT_NE(0ULL, self->num_rings);
 }
 
 FIXTURE_TEARDOWN(tas)
@@ -102,12 +518,51 @@ FIXTURE_TEARDOWN(tas)
 
 TEST_F(tas, struct_layout)
 {
+	static const struct {
+		unsigned long request;
+		__u32 nr;
+		size_t size;
+	} ioctls[] = {
+		{ DRM_IOCTL_TAS_GET_PARAM, DRM_TAS_GET_PARAM,
+		  sizeof(struct drm_tas_get_param) },
+		{ DRM_IOCTL_TAS_BO_CREATE, DRM_TAS_BO_CREATE,
+		  sizeof(struct drm_tas_bo_create) },
+		{ DRM_IOCTL_TAS_BO_MMAP_OFFSET, DRM_TAS_BO_MMAP_OFFSET,
+		  sizeof(struct drm_tas_bo_mmap_offset) },
+		{ DRM_IOCTL_TAS_SUBMIT_GRAPH, DRM_TAS_SUBMIT_GRAPH,
+		  sizeof(struct drm_tas_submit_graph) },
+		{ DRM_IOCTL_TAS_GRAPH_INFO, DRM_TAS_GRAPH_INFO,
+		  sizeof(struct drm_tas_graph_info) },
+	};
+	static const size_t sizes[] = {
+		sizeof(struct drm_tas_get_param),
+		sizeof(struct drm_tas_bo_create),
+		sizeof(struct drm_tas_bo_mmap_offset),
+		sizeof(struct drm_tas_buf),
+		sizeof(struct drm_tas_node),
+		sizeof(struct drm_tas_edge),
+		sizeof(struct drm_tas_sync),
+		sizeof(struct drm_tas_array),
+		sizeof(struct drm_tas_submit_graph),
+		sizeof(struct drm_tas_node_info),
+		sizeof(struct drm_tas_graph_info),
+	};
+	unsigned int i;
+
 	/* The layout is uAPI: two __u32 and one naturally aligned __u64. */
-	ASSERT_EQ(16, sizeof(struct drm_tas_get_param));
-	ASSERT_EQ(DRM_COMMAND_BASE + DRM_TAS_GET_PARAM,
-		  _IOC_NR(DRM_IOCTL_TAS_GET_PARAM));
-	ASSERT_EQ(sizeof(struct drm_tas_get_param),
-		  _IOC_SIZE(DRM_IOCTL_TAS_GET_PARAM));
+	ASSERT_EQ((size_t)16, sizeof(struct drm_tas_get_param));
+
+	for (i = 0; i < ARRAY_SIZE(ioctls); i++) {
+		EXPECT_EQ(DRM_COMMAND_BASE + ioctls[i].nr,
+			  _IOC_NR(ioctls[i].request));
+		EXPECT_EQ(ioctls[i].size, (size_t)_IOC_SIZE(ioctls[i].request));
+		EXPECT_EQ((unsigned int)(_IOC_READ | _IOC_WRITE),
+			  _IOC_DIR(ioctls[i].request));
+	}
+
+	/* Every structure is padded to a multiple of 64 bits. */
+	for (i = 0; i < ARRAY_SIZE(sizes); i++)
+		EXPECT_EQ((size_t)0, sizes[i] % sizeof(__u64));
 }
 
 TEST_F(tas, param_version)
@@ -115,7 +570,7 @@ TEST_F(tas, param_version)
 	__u64 value = 0;
 
 	ASSERT_EQ(0, tas_get_param(self->fd, DRM_TAS_PARAM_VERSION, 0, &value));
-	ASSERT_EQ(TAS_UAPI_VERSION, value);
+	ASSERT_EQ((__u64)TAS_UAPI_VERSION, value);
 }
 
 TEST_F(tas, param_num_rings)
@@ -124,8 +579,8 @@ TEST_F(tas, param_num_rings)
 
 	ASSERT_EQ(0, tas_get_param(self->fd, DRM_TAS_PARAM_NUM_RINGS, 0,
 				   &value));
-	ASSERT_GE(value, 1);
-	ASSERT_LE(value, TAS_MAX_RINGS);
+	ASSERT_GE(value, 1ULL);
+	ASSERT_LE(value, (__u64)TAS_MAX_RINGS);
 	TH_LOG("rings: %llu", (unsigned long long)value);
 }
 
@@ -139,6 +594,9 @@ TEST_F(tas, param_limits)
 		{ DRM_TAS_PARAM_MAX_EDGES, 16384 },
 		{ DRM_TAS_PARAM_MAX_WAITS, 64 },
 		{ DRM_TAS_PARAM_MAX_SIGNALS, 64 },
+		{ DRM_TAS_PARAM_MAX_BO_SIZE, 64ULL << 20 },
+		{ DRM_TAS_PARAM_MAX_DURATION_NS, 10 * TAS_NSEC_PER_SEC },
+		{ DRM_TAS_PARAM_MAX_STRIDE, 4096 },
 	};
 	unsigned int i;
 
@@ -151,10 +609,41 @@ TEST_F(tas, param_limits)
 	}
 }
 
+TEST_F(tas, param_ops)
+{
+	__u64 ops = 0;
+	__u32 op;
+
+	ASSERT_EQ(0, tas_get_param(self->fd, DRM_TAS_PARAM_OPS, 0, &ops));
+	for (op = DRM_TAS_OP_NOP; op < TAS_NUM_OPS; op++)
+		EXPECT_EQ(1ULL << op, ops & (1ULL << op));
+	TH_LOG("ops: %#llx", (unsigned long long)ops);
+}
+
+TEST_F(tas, param_job_timeout)
+{
+	__u64 value = 0;
+
+	ASSERT_EQ(0, tas_get_param(self->fd, DRM_TAS_PARAM_JOB_TIMEOUT_NS, 0,
+				   &value));
+	ASSERT_GT(value, 0ULL);
+	TH_LOG("job timeout: %llu ns", (unsigned long long)value);
+}
+
+TEST_F(tas, param_ring_depth)
+{
+	__u64 value = 0;
+
+	ASSERT_EQ(0, tas_get_param(self->fd, DRM_TAS_PARAM_RING_DEPTH, 0,
+				   &value));
+	ASSERT_GE(value, 1ULL);
+	TH_LOG("ring depth: %llu", (unsigned long long)value);
+}
+
 TEST_F(tas, param_unknown)
 {
 	static const __u32 unknown[] = {
-		DRM_TAS_PARAM_MAX_SIGNALS + 1, 0x100, 0x80000000, 0xffffffff,
+		DRM_TAS_PARAM_MAX_STRIDE + 1, 0x100, 0x80000000, 0xffffffff,
 	};
 	unsigned int i;
 
@@ -172,7 +661,7 @@ TEST_F(tas, pad_nonzero)
 	unsigned int i;
 	__u32 param;
 
-	for (param = DRM_TAS_PARAM_VERSION; param <= DRM_TAS_PARAM_MAX_SIGNALS;
+	for (param = DRM_TAS_PARAM_VERSION; param <= DRM_TAS_PARAM_MAX_STRIDE;
 	     param++) {
 		for (i = 0; i < ARRAY_SIZE(pads); i++) {
 			__u64 value = 0;
@@ -188,6 +677,2610 @@ TEST_F(tas, bad_pointer)
 	/* A bad argument pointer is caught by the DRM core. */
 	ASSERT_EQ(-1, ioctl(self->fd, DRM_IOCTL_TAS_GET_PARAM, NULL));
 	ASSERT_EQ(EFAULT, errno);
+}
+
+TEST_F(tas, bo_create_sizes)
+{
+	__u64 page = tas_page_size();
+	__u64 max_size = 0;
+	__u64 sizes[] = { 1, 4096, page - 1, page, page + 1, 3 * page + 5, 0 };
+	__u32 handles[ARRAY_SIZE(sizes)];
+	unsigned int i, j;
+
+	ASSERT_EQ(0, tas_get_param(self->fd, DRM_TAS_PARAM_MAX_BO_SIZE, 0,
+				   &max_size));
+	/* The largest buffer is valid too; shmem pages are allocated lazily. */
+	sizes[ARRAY_SIZE(sizes) - 1] = max_size;
+
+	for (i = 0; i < ARRAY_SIZE(sizes); i++) {
+		handles[i] = 0;
+		ASSERT_EQ(0, tas_bo_create(self->fd, sizes[i], 0, &handles[i]))
+			TH_LOG("size %llu", (unsigned long long)sizes[i]);
+		ASSERT_NE(0U, handles[i]);
+		for (j = 0; j < i; j++)
+			ASSERT_NE(handles[j], handles[i]);
+	}
+
+	for (i = 0; i < ARRAY_SIZE(sizes); i++)
+		EXPECT_EQ(0, tas_bo_close(self->fd, handles[i]));
+}
+
+TEST_F(tas, bo_create_invalid_size)
+{
+	__u64 page = tas_page_size();
+	/* The last one overflows when rounded up to pages. */
+	__u64 sizes[] = { 0, 0, 0, 1ULL << 63, ~0ULL, ~0ULL - page + 2 };
+	__u64 max_size = 0;
+	unsigned int i;
+
+	ASSERT_EQ(0, tas_get_param(self->fd, DRM_TAS_PARAM_MAX_BO_SIZE, 0,
+				   &max_size));
+	sizes[1] = max_size + 1;
+	sizes[2] = max_size + page;
+
+	for (i = 0; i < ARRAY_SIZE(sizes); i++) {
+		__u32 handle = 0;
+
+		EXPECT_EQ(-EINVAL, tas_bo_create(self->fd, sizes[i], 0,
+						 &handle))
+			TH_LOG("size %#llx", (unsigned long long)sizes[i]);
+	}
+}
+
+TEST_F(tas, bo_create_flags)
+{
+	static const __u32 flags[] = { 1, 2, 0x80000000, 0xffffffff };
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(flags); i++) {
+		__u32 handle = 0;
+
+		EXPECT_EQ(-EINVAL, tas_bo_create(self->fd, 4096, flags[i],
+						 &handle))
+			TH_LOG("flags %#x", flags[i]);
+	}
+}
+
+TEST_F(tas, bo_mmap_offset_errors)
+{
+	__u32 handle, closed;
+	__u64 offset = 0;
+
+	/* A handle that was valid and is not any more. */
+	ASSERT_EQ(0, tas_bo_create(self->fd, 4096, 0, &closed));
+	ASSERT_EQ(0, tas_bo_close(self->fd, closed));
+	EXPECT_EQ(-ENOENT, tas_bo_mmap_offset(self->fd, closed, 0, &offset));
+	EXPECT_EQ(-ENOENT, tas_bo_mmap_offset(self->fd, 0, 0, &offset));
+
+	ASSERT_EQ(0, tas_bo_create(self->fd, 4096, 0, &handle));
+	EXPECT_EQ(-EINVAL, tas_bo_mmap_offset(self->fd, handle, 1, &offset));
+	EXPECT_EQ(-EINVAL, tas_bo_mmap_offset(self->fd, handle, 0x80000000,
+					      &offset));
+
+	ASSERT_EQ(0, tas_bo_mmap_offset(self->fd, handle, 0, &offset));
+	EXPECT_EQ(0ULL, offset % tas_page_size());
+	EXPECT_EQ(0, tas_bo_close(self->fd, handle));
+}
+
+TEST_F(tas, bo_mmap_zeroed_writable)
+{
+	__u64 page = tas_page_size();
+	/* Not a multiple of the page size: the mapping covers the rounding. */
+	__u64 size = 3 * page + 5;
+	__u64 mapped = tas_round_up(size, page);
+	__u8 *map, *map2;
+	__u32 handle;
+	__u64 i;
+
+	ASSERT_EQ(0, tas_bo_create(self->fd, size, 0, &handle));
+	ASSERT_EQ(0, tas_bo_map(self->fd, handle, mapped, (void **)&map));
+
+	for (i = 0; i < mapped; i++)
+		ASSERT_EQ(0, map[i]) TH_LOG("byte %llu", (unsigned long long)i);
+	for (i = 0; i < mapped; i++)
+		map[i] = (__u8)(i * 7 + 1);
+
+	/* A second mapping sees the same pages. */
+	ASSERT_EQ(0, tas_bo_map(self->fd, handle, mapped, (void **)&map2));
+	for (i = 0; i < mapped; i++)
+		ASSERT_EQ((__u8)(i * 7 + 1), map2[i])
+			TH_LOG("byte %llu", (unsigned long long)i);
+
+	munmap(map2, mapped);
+	munmap(map, mapped);
+	EXPECT_EQ(0, tas_bo_close(self->fd, handle));
+}
+
+/* The bounds checks of nodes use the size rounded up to whole pages. */
+TEST_F(tas, bo_size_rounded_to_pages)
+{
+	__u64 page = tas_page_size();
+	const __u32 value = 0x600df00d;
+	struct drm_tas_node node;
+	struct drm_tas_sync signal;
+	__u32 handle, syncobj;
+	__u32 *map;
+	__u64 i;
+
+	ASSERT_EQ(0, tas_bo_create(self->fd, 1, 0, &handle));
+	ASSERT_EQ(0, tas_bo_map(self->fd, handle, page, (void **)&map));
+	ASSERT_EQ(0, tas_syncobj_create(self->fd, 0, &syncobj));
+	tas_sync_init(&signal, syncobj, DRM_TAS_NODE_GRAPH, 0);
+
+	tas_node_init(&node, 0, DRM_TAS_OP_FILL, 10 * TAS_NSEC_PER_USEC);
+	node.imm = value;
+	tas_buf_init(&node.dst, handle, 0, page + sizeof(__u32));
+	EXPECT_EQ(-EINVAL, tas_submit(self->fd, &node, 1, NULL, 0, NULL, 0,
+				      &signal, 1, NULL));
+
+	tas_buf_init(&node.dst, handle, 0, page);
+	ASSERT_EQ(0, tas_submit(self->fd, &node, 1, NULL, 0, NULL, 0,
+				&signal, 1, NULL));
+	ASSERT_EQ(0, tas_syncobj_wait_graph(self->fd, syncobj));
+	for (i = 0; i < page / sizeof(*map); i++)
+		ASSERT_EQ(value, map[i]) TH_LOG("word %llu",
+						(unsigned long long)i);
+
+	munmap(map, page);
+	tas_syncobj_destroy(self->fd, syncobj);
+	EXPECT_EQ(0, tas_bo_close(self->fd, handle));
+}
+
+/*
+ * The validation table: every variant of the tas_submit fixture changes one
+ * thing of a valid submission and checks the result of SUBMIT_GRAPH. After a
+ * rejected submission, the syncobj the graph would have signalled is still
+ * untouched and the device still runs a graph; an accepted one runs to
+ * completion without error.
+ */
+#define TAS_SUB_NODES		4
+#define TAS_SUB_EDGES		3
+#define TAS_SUB_SYNCS		3
+#define TAS_SUB_BO_SIZE		(64 * 1024)
+#define TAS_SUB_RANGE		4096
+/* A 32 x 32 matrix of 32-bit integers fills TAS_SUB_RANGE bytes. */
+#define TAS_SUB_DIM		32
+#define TAS_SUB_DURATION_NS	(10 * TAS_NSEC_PER_USEC)
+
+enum tas_array_id {
+	TAS_NODES,
+	TAS_EDGES,
+	TAS_WAITS,
+	TAS_SIGNALS,
+};
+
+struct tas_sub {
+	int fd;
+	/* The array a variant that is about arrays applies to. */
+	enum tas_array_id which;
+	__u64 num_rings;
+	__u64 max_nodes;
+	__u64 max_edges;
+	__u64 max_waits;
+	__u64 max_signals;
+	__u64 max_duration_ns;
+	__u64 max_stride;
+	__u64 page_size;
+	__u64 bo_size;
+	__u32 bo;
+	/* Signalled by the whole graph. */
+	__u32 sig;
+	struct drm_tas_node nodes[TAS_SUB_NODES];
+	struct drm_tas_edge edges[TAS_SUB_EDGES + 1];
+	struct drm_tas_sync waits[TAS_SUB_SYNCS];
+	struct drm_tas_sync signals[TAS_SUB_SYNCS];
+	struct drm_tas_submit_graph args;
+	/* Released by the teardown. */
+	void *mem;
+	void *map;
+	size_t map_size;
+};
+
+/*
+ * The valid submission: FILL, COPY, MATMUL and NOP nodes on one buffer,
+ * chained by edges, on rings 0 to 3 (modulo the number of rings):
+ *
+ *   0: FILL   dst [0, 4K)
+ *   1: COPY   [0, 4K) -> [4K, 8K)
+ *   2: MATMUL [0, 4K) x [4K, 8K) -> [8K, 12K), 32 x 32 x 32
+ *   3: NOP
+ *
+ * with edges 0->1, 1->2, 2->3, no wait and one signal of the whole graph.
+ */
+static int tas_sub_init(struct tas_sub *s)
+{
+	const struct {
+		__u32 param;
+		__u64 *value;
+	} params[] = {
+		{ DRM_TAS_PARAM_NUM_RINGS, &s->num_rings },
+		{ DRM_TAS_PARAM_MAX_NODES, &s->max_nodes },
+		{ DRM_TAS_PARAM_MAX_EDGES, &s->max_edges },
+		{ DRM_TAS_PARAM_MAX_WAITS, &s->max_waits },
+		{ DRM_TAS_PARAM_MAX_SIGNALS, &s->max_signals },
+		{ DRM_TAS_PARAM_MAX_DURATION_NS, &s->max_duration_ns },
+		{ DRM_TAS_PARAM_MAX_STRIDE, &s->max_stride },
+	};
+	struct drm_tas_node *n = s->nodes;
+	unsigned int i;
+	int ret;
+
+	for (i = 0; i < ARRAY_SIZE(params); i++) {
+		ret = tas_get_param(s->fd, params[i].param, 0,
+				    params[i].value);
+		if (ret)
+			return ret;
+	}
+	if (!s->num_rings)
+		return -ENODEV;
+
+	s->page_size = tas_page_size();
+	s->bo_size = tas_round_up(TAS_SUB_BO_SIZE, s->page_size);
+	ret = tas_bo_create(s->fd, TAS_SUB_BO_SIZE, 0, &s->bo);
+	if (ret)
+		return ret;
+	ret = tas_syncobj_create(s->fd, 0, &s->sig);
+	if (ret)
+		return ret;
+
+	for (i = 0; i < TAS_SUB_NODES; i++)
+		tas_node_init(&n[i], i % s->num_rings, DRM_TAS_OP_NOP,
+			      TAS_SUB_DURATION_NS);
+
+	n[0].op = DRM_TAS_OP_FILL;
+	n[0].imm = 0x01020304;
+	tas_buf_init(&n[0].dst, s->bo, 0, TAS_SUB_RANGE);
+
+	n[1].op = DRM_TAS_OP_COPY;
+	tas_buf_init(&n[1].src[0], s->bo, 0, TAS_SUB_RANGE);
+	tas_buf_init(&n[1].dst, s->bo, TAS_SUB_RANGE, TAS_SUB_RANGE);
+
+	n[2].op = DRM_TAS_OP_MATMUL;
+	n[2].imm = tas_matmul_imm(TAS_SUB_DIM, TAS_SUB_DIM, TAS_SUB_DIM);
+	tas_buf_init(&n[2].src[0], s->bo, 0, TAS_SUB_RANGE);
+	tas_buf_init(&n[2].src[1], s->bo, TAS_SUB_RANGE, TAS_SUB_RANGE);
+	tas_buf_init(&n[2].dst, s->bo, 2 * TAS_SUB_RANGE, TAS_SUB_RANGE);
+
+	for (i = 0; i < TAS_SUB_EDGES; i++)
+		tas_edge_init(&s->edges[i], i, i + 1);
+
+	tas_sync_init(&s->signals[0], s->sig, DRM_TAS_NODE_GRAPH, 0);
+
+	memset(&s->args, 0, sizeof(s->args));
+	tas_array_init(&s->args.nodes, s->nodes, TAS_SUB_NODES,
+		       sizeof(s->nodes[0]));
+	tas_array_init(&s->args.edges, s->edges, TAS_SUB_EDGES,
+		       sizeof(s->edges[0]));
+	tas_array_init(&s->args.signals, s->signals, 1, sizeof(s->signals[0]));
+	return 0;
+}
+
+static void tas_sub_add_edge(struct tas_sub *s, __u32 from, __u32 to)
+{
+	tas_edge_init(&s->edges[s->args.edges.count], from, to);
+	tas_array_init(&s->args.edges, s->edges, s->args.edges.count + 1,
+		       sizeof(s->edges[0]));
+}
+
+static struct drm_tas_sync *tas_sub_add_wait(struct tas_sub *s, __u32 handle,
+					     __u32 node, __u64 point)
+{
+	struct drm_tas_sync *wait = &s->waits[s->args.waits.count];
+
+	tas_sync_init(wait, handle, node, point);
+	tas_array_init(&s->args.waits, s->waits, s->args.waits.count + 1,
+		       sizeof(s->waits[0]));
+	return wait;
+}
+
+static struct drm_tas_sync *tas_sub_add_signal(struct tas_sub *s,
+					       __u32 handle, __u32 node,
+					       __u64 point)
+{
+	struct drm_tas_sync *signal = &s->signals[s->args.signals.count];
+
+	tas_sync_init(signal, handle, node, point);
+	tas_array_init(&s->args.signals, s->signals, s->args.signals.count + 1,
+		       sizeof(s->signals[0]));
+	return signal;
+}
+
+/* Adds a wait on a new syncobj created with @flags, then signalled to @point. */
+static int tas_sub_new_wait(struct tas_sub *s, __u32 flags, __u64 point,
+			    __u32 node, __u64 wait_point,
+			    struct drm_tas_sync **wait)
+{
+	struct drm_tas_sync *w;
+	__u32 handle;
+	int ret;
+
+	ret = tas_syncobj_new(s->fd, flags, point, &handle);
+	if (ret)
+		return ret;
+	w = tas_sub_add_wait(s, handle, node, wait_point);
+	if (wait)
+		*wait = w;
+	return 0;
+}
+
+/* Adds a signal of a new syncobj, given a signalled timeline to @point. */
+static int tas_sub_new_signal(struct tas_sub *s, __u32 flags, __u64 point,
+			      __u32 node, __u64 signal_point,
+			      struct drm_tas_sync **signal)
+{
+	struct drm_tas_sync *sig;
+	__u32 handle;
+	int ret;
+
+	ret = tas_syncobj_new(s->fd, flags, point, &handle);
+	if (ret)
+		return ret;
+	sig = tas_sub_add_signal(s, handle, node, signal_point);
+	if (signal)
+		*signal = sig;
+	return 0;
+}
+
+/* A syncobj handle that was valid and is not any more. */
+static int tas_sub_stale_syncobj(struct tas_sub *s, __u32 *handle)
+{
+	int ret;
+
+	ret = tas_syncobj_create(s->fd, 0, handle);
+	if (ret)
+		return ret;
+	return tas_syncobj_destroy(s->fd, *handle);
+}
+
+/* Gives every array of the submission at least one valid entry. */
+static int tas_sub_fill_arrays(struct tas_sub *s)
+{
+	if (s->args.waits.count)
+		return 0;
+	return tas_sub_new_wait(s, DRM_SYNCOBJ_CREATE_SIGNALED, 0,
+				DRM_TAS_NODE_GRAPH, 0, NULL);
+}
+
+static struct drm_tas_array *tas_sub_array(struct tas_sub *s, size_t *size)
+{
+	switch (s->which) {
+	case TAS_NODES:
+		*size = sizeof(struct drm_tas_node);
+		return &s->args.nodes;
+	case TAS_EDGES:
+		*size = sizeof(struct drm_tas_edge);
+		return &s->args.edges;
+	case TAS_WAITS:
+		*size = sizeof(struct drm_tas_sync);
+		return &s->args.waits;
+	case TAS_SIGNALS:
+	default:
+		*size = sizeof(struct drm_tas_sync);
+		return &s->args.signals;
+	}
+}
+
+/*
+ * Copies the array s->which to memory with the given stride, the bytes
+ * beyond the structures zeroed, except the very last byte of the array with
+ * @dirty_tail.
+ */
+static int tas_sub_restride(struct tas_sub *s, __u32 stride, bool dirty_tail)
+{
+	struct drm_tas_array *array;
+	size_t size;
+	char *mem;
+	__u32 i;
+	int ret;
+
+	ret = tas_sub_fill_arrays(s);
+	if (ret)
+		return ret;
+	array = tas_sub_array(s, &size);
+	if (stride < size || !array->count)
+		return -EINVAL;
+
+	mem = calloc(array->count, stride);
+	if (!mem)
+		return -ENOMEM;
+	for (i = 0; i < array->count; i++)
+		memcpy(mem + (size_t)i * stride,
+		       (char *)(uintptr_t)array->ptr + (size_t)i * array->stride,
+		       size);
+	if (dirty_tail)
+		mem[(size_t)array->count * stride - 1] = 1;
+
+	free(s->mem);
+	s->mem = mem;
+	array->ptr = (__u64)(uintptr_t)mem;
+	array->stride = stride;
+	return 0;
+}
+
+/* Maps two pages, the second one PROT_NONE, and returns the second one. */
+static int tas_sub_guard_page(struct tas_sub *s, char **guard)
+{
+	char *map;
+
+	map = mmap(NULL, 2 * s->page_size, PROT_READ | PROT_WRITE,
+		   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (map == MAP_FAILED)
+		return -errno;
+	s->map = map;
+	s->map_size = 2 * s->page_size;
+	if (mprotect(map + s->page_size, s->page_size, PROT_NONE))
+		return -errno;
+	*guard = map + s->page_size;
+	return 0;
+}
+
+static int tas_mut_none(struct tas_sub *s __maybe_unused)
+{
+	return 0;
+}
+
+static int tas_mut_zero_nodes(struct tas_sub *s)
+{
+	tas_array_init(&s->args.nodes, NULL, 0, 0);
+	/* Without nodes, the edges would be out of range too. */
+	tas_array_init(&s->args.edges, NULL, 0, 0);
+	return 0;
+}
+
+static int tas_mut_too_many_nodes(struct tas_sub *s)
+{
+	__u64 count = s->max_nodes + 1;
+	struct drm_tas_node *nodes;
+	__u64 i;
+
+	nodes = calloc(count, sizeof(*nodes));
+	if (!nodes)
+		return -ENOMEM;
+	for (i = 0; i < count; i++)
+		tas_node_init(&nodes[i], i % s->num_rings, DRM_TAS_OP_NOP,
+			      TAS_NSEC_PER_USEC);
+	s->mem = nodes;
+	tas_array_init(&s->args.nodes, nodes, count, sizeof(*nodes));
+	return 0;
+}
+
+/* One edge too many, all distinct and acyclic: i -> j for i < j. */
+static int tas_mut_too_many_edges(struct tas_sub *s)
+{
+	__u64 count = s->max_edges + 1;
+	struct drm_tas_node *nodes;
+	struct drm_tas_edge *edges;
+	__u32 num_nodes = 2, from, to;
+	__u64 i = 0;
+
+	while ((__u64)num_nodes * (num_nodes - 1) / 2 < count)
+		num_nodes++;
+	if (num_nodes > s->max_nodes)
+		return -E2BIG;
+
+	s->mem = calloc(1, num_nodes * sizeof(*nodes) + count * sizeof(*edges));
+	if (!s->mem)
+		return -ENOMEM;
+	nodes = s->mem;
+	edges = (struct drm_tas_edge *)(nodes + num_nodes);
+
+	for (to = 0; to < num_nodes; to++)
+		tas_node_init(&nodes[to], to % s->num_rings, DRM_TAS_OP_NOP,
+			      TAS_NSEC_PER_USEC);
+	for (to = 1; to < num_nodes && i < count; to++)
+		for (from = 0; from < to && i < count; from++)
+			tas_edge_init(&edges[i++], from, to);
+
+	tas_array_init(&s->args.nodes, nodes, num_nodes, sizeof(*nodes));
+	tas_array_init(&s->args.edges, edges, count, sizeof(*edges));
+	return 0;
+}
+
+/* One entry too many, each on a distinct syncobj. */
+static int tas_mut_too_many_syncs(struct tas_sub *s, bool waits)
+{
+	__u64 count = (waits ? s->max_waits : s->max_signals) + 1;
+	struct drm_tas_sync *syncs;
+	__u32 handle;
+	__u64 i;
+	int ret;
+
+	syncs = calloc(count, sizeof(*syncs));
+	if (!syncs)
+		return -ENOMEM;
+	s->mem = syncs;
+	for (i = 0; i < count; i++) {
+		ret = tas_syncobj_create(s->fd, waits ?
+					 DRM_SYNCOBJ_CREATE_SIGNALED : 0,
+					 &handle);
+		if (ret)
+			return ret;
+		tas_sync_init(&syncs[i], handle, DRM_TAS_NODE_GRAPH, 0);
+	}
+	tas_array_init(waits ? &s->args.waits : &s->args.signals, syncs, count,
+		       sizeof(*syncs));
+	return 0;
+}
+
+static int tas_mut_too_many_waits(struct tas_sub *s)
+{
+	return tas_mut_too_many_syncs(s, true);
+}
+
+static int tas_mut_too_many_signals(struct tas_sub *s)
+{
+	return tas_mut_too_many_syncs(s, false);
+}
+
+static int tas_mut_flags(struct tas_sub *s)
+{
+	s->args.flags = 1;
+	return 0;
+}
+
+static int tas_mut_flags_high(struct tas_sub *s)
+{
+	s->args.flags = 0x80000000;
+	return 0;
+}
+
+static int tas_mut_pad(struct tas_sub *s)
+{
+	s->args.pad = 1;
+	return 0;
+}
+
+static int tas_mut_extensions(struct tas_sub *s)
+{
+	/* A readable, zeroed block: no extension is defined at all. */
+	s->mem = calloc(1, 256);
+	if (!s->mem)
+		return -ENOMEM;
+	s->args.extensions = (__u64)(uintptr_t)s->mem;
+	return 0;
+}
+
+/* graph_id is [out]: what userspace leaves in it does not matter. */
+static int tas_mut_graph_id_garbage(struct tas_sub *s)
+{
+	s->args.graph_id = ~0ULL;
+	return 0;
+}
+
+static int tas_mut_stride_small(struct tas_sub *s)
+{
+	struct drm_tas_array *array;
+	size_t size;
+	int ret;
+
+	ret = tas_sub_fill_arrays(s);
+	if (ret)
+		return ret;
+	array = tas_sub_array(s, &size);
+	array->stride = size - sizeof(__u32);
+	return 0;
+}
+
+static int tas_mut_stride_zero(struct tas_sub *s)
+{
+	struct drm_tas_array *array;
+	size_t size;
+	int ret;
+
+	ret = tas_sub_fill_arrays(s);
+	if (ret)
+		return ret;
+	array = tas_sub_array(s, &size);
+	array->stride = 0;
+	return 0;
+}
+
+static int tas_mut_stride_above_max(struct tas_sub *s)
+{
+	return tas_sub_restride(s, s->max_stride + sizeof(__u64), false);
+}
+
+static int tas_mut_stride_max(struct tas_sub *s)
+{
+	return tas_sub_restride(s, s->max_stride, false);
+}
+
+static int tas_mut_stride_larger(struct tas_sub *s)
+{
+	size_t size;
+
+	tas_sub_array(s, &size);
+	return tas_sub_restride(s, size + sizeof(__u64), false);
+}
+
+static int tas_mut_stride_dirty_tail(struct tas_sub *s)
+{
+	size_t size;
+
+	tas_sub_array(s, &size);
+	return tas_sub_restride(s, size + sizeof(__u64), true);
+}
+
+static int tas_mut_empty_with_ptr(struct tas_sub *s)
+{
+	struct drm_tas_array *array;
+	size_t size;
+	int ret;
+
+	ret = tas_sub_fill_arrays(s);
+	if (ret)
+		return ret;
+	array = tas_sub_array(s, &size);
+	array->count = 0;
+	array->stride = 0;
+	return 0;
+}
+
+static int tas_mut_empty_with_stride(struct tas_sub *s)
+{
+	struct drm_tas_array *array;
+	size_t size;
+	int ret;
+
+	ret = tas_sub_fill_arrays(s);
+	if (ret)
+		return ret;
+	array = tas_sub_array(s, &size);
+	array->count = 0;
+	array->ptr = 0;
+	return 0;
+}
+
+static int tas_mut_ptr_unmapped(struct tas_sub *s)
+{
+	struct drm_tas_array *array;
+	size_t size;
+	char *guard;
+	int ret;
+
+	ret = tas_sub_fill_arrays(s);
+	if (ret)
+		return ret;
+	ret = tas_sub_guard_page(s, &guard);
+	if (ret)
+		return ret;
+	array = tas_sub_array(s, &size);
+	array->ptr = (__u64)(uintptr_t)guard;
+	return 0;
+}
+
+static int tas_mut_ptr_low(struct tas_sub *s)
+{
+	struct drm_tas_array *array;
+	size_t size;
+	int ret;
+
+	ret = tas_sub_fill_arrays(s);
+	if (ret)
+		return ret;
+	array = tas_sub_array(s, &size);
+	array->ptr = 8;
+	return 0;
+}
+
+/* The array ends in the middle of its last entry, at a PROT_NONE page. */
+static int tas_mut_ptr_partly_unmapped(struct tas_sub *s)
+{
+	struct drm_tas_array *array;
+	size_t size, readable;
+	char *guard;
+	int ret;
+
+	ret = tas_sub_fill_arrays(s);
+	if (ret)
+		return ret;
+	ret = tas_sub_guard_page(s, &guard);
+	if (ret)
+		return ret;
+	array = tas_sub_array(s, &size);
+	readable = (size_t)array->count * array->stride - size / 2;
+	if (readable > s->page_size)
+		return -E2BIG;
+	memcpy(guard - readable, (void *)(uintptr_t)array->ptr, readable);
+	array->ptr = (__u64)(uintptr_t)(guard - readable);
+	return 0;
+}
+
+static int tas_mut_ring_num_rings(struct tas_sub *s)
+{
+	s->nodes[3].ring = s->num_rings;
+	return 0;
+}
+
+static int tas_mut_ring_max(struct tas_sub *s)
+{
+	s->nodes[3].ring = 0xffffffff;
+	return 0;
+}
+
+static int tas_mut_ring_last(struct tas_sub *s)
+{
+	s->nodes[3].ring = s->num_rings - 1;
+	return 0;
+}
+
+static int tas_mut_op_unknown(struct tas_sub *s)
+{
+	s->nodes[3].op = TAS_NUM_OPS;
+	return 0;
+}
+
+static int tas_mut_op_max(struct tas_sub *s)
+{
+	s->nodes[3].op = 0xffffffff;
+	return 0;
+}
+
+static int tas_mut_class_unknown(struct tas_sub *s)
+{
+	s->nodes[3].class = TAS_NUM_CLASSES;
+	return 0;
+}
+
+static int tas_mut_class_max(struct tas_sub *s)
+{
+	s->nodes[3].class = 0xffffffff;
+	return 0;
+}
+
+static int tas_mut_classes(struct tas_sub *s)
+{
+	unsigned int i;
+
+	for (i = 0; i < TAS_SUB_NODES; i++)
+		s->nodes[i].class = i % TAS_NUM_CLASSES;
+	return 0;
+}
+
+static int tas_mut_gang(struct tas_sub *s)
+{
+	s->nodes[0].gang = 1;
+	s->nodes[1].gang = 1;
+	s->nodes[3].gang = 0xffffffff;
+	return 0;
+}
+
+static int tas_mut_node_flags(struct tas_sub *s)
+{
+	s->nodes[3].flags = 1;
+	return 0;
+}
+
+static int tas_mut_node_flags_high(struct tas_sub *s)
+{
+	s->nodes[3].flags = 0x80000000;
+	return 0;
+}
+
+static int tas_mut_node_pad(struct tas_sub *s)
+{
+	s->nodes[3].pad = 1;
+	return 0;
+}
+
+static int tas_mut_duration_above_max(struct tas_sub *s)
+{
+	s->nodes[3].duration_ns = s->max_duration_ns + 1;
+	return 0;
+}
+
+static int tas_mut_duration_u64_max(struct tas_sub *s)
+{
+	s->nodes[3].duration_ns = ~0ULL;
+	return 0;
+}
+
+static int tas_mut_nop_imm(struct tas_sub *s)
+{
+	s->nodes[3].imm = 1;
+	return 0;
+}
+
+static int tas_mut_nop_dst(struct tas_sub *s)
+{
+	tas_buf_init(&s->nodes[3].dst, s->bo, 0, TAS_SUB_RANGE);
+	return 0;
+}
+
+static int tas_mut_nop_src(struct tas_sub *s)
+{
+	tas_buf_init(&s->nodes[3].src[1], s->bo, 0, TAS_SUB_RANGE);
+	return 0;
+}
+
+static int tas_mut_fill_src(struct tas_sub *s)
+{
+	tas_buf_init(&s->nodes[0].src[0], s->bo, 3 * TAS_SUB_RANGE,
+		     TAS_SUB_RANGE);
+	return 0;
+}
+
+/* An unused range with only its offset set is not "all zero". */
+static int tas_mut_copy_src1_offset(struct tas_sub *s)
+{
+	s->nodes[1].src[1].offset = sizeof(__u32);
+	return 0;
+}
+
+static int tas_mut_buf_pad(struct tas_sub *s)
+{
+	s->nodes[0].dst.pad = 1;
+	return 0;
+}
+
+static int tas_mut_buf_empty(struct tas_sub *s)
+{
+	s->nodes[0].dst.size = 0;
+	return 0;
+}
+
+static int tas_mut_buf_out_of_bounds(struct tas_sub *s)
+{
+	s->nodes[0].dst.offset = s->bo_size - TAS_SUB_RANGE / 2;
+	return 0;
+}
+
+static int tas_mut_buf_offset_at_end(struct tas_sub *s)
+{
+	s->nodes[0].dst.offset = s->bo_size;
+	s->nodes[0].dst.size = sizeof(__u32);
+	return 0;
+}
+
+static int tas_mut_buf_at_end(struct tas_sub *s)
+{
+	s->nodes[0].dst.offset = s->bo_size - TAS_SUB_RANGE;
+	return 0;
+}
+
+/* offset + size is 2^64, 0 once truncated to 64 bits. */
+static int tas_mut_buf_offset_overflow(struct tas_sub *s)
+{
+	s->nodes[0].dst.offset = 0ULL - TAS_SUB_RANGE;
+	return 0;
+}
+
+static int tas_mut_buf_size_overflow(struct tas_sub *s)
+{
+	s->nodes[0].dst.offset = TAS_SUB_RANGE;
+	s->nodes[0].dst.size = 0ULL - TAS_SUB_RANGE;
+	return 0;
+}
+
+static int tas_mut_dst_unknown_handle(struct tas_sub *s)
+{
+	__u32 handle;
+	int ret;
+
+	ret = tas_bo_create(s->fd, TAS_SUB_BO_SIZE, 0, &handle);
+	if (ret)
+		return ret;
+	ret = tas_bo_close(s->fd, handle);
+	s->nodes[0].dst.handle = handle;
+	return ret;
+}
+
+static int tas_mut_src_unknown_handle(struct tas_sub *s)
+{
+	__u32 handle;
+	int ret;
+
+	ret = tas_bo_create(s->fd, TAS_SUB_BO_SIZE, 0, &handle);
+	if (ret)
+		return ret;
+	ret = tas_bo_close(s->fd, handle);
+	s->nodes[2].src[1].handle = handle;
+	return ret;
+}
+
+static int tas_mut_fill_size_unaligned(struct tas_sub *s)
+{
+	s->nodes[0].dst.size = TAS_SUB_RANGE - 2;
+	return 0;
+}
+
+static int tas_mut_copy_size_mismatch(struct tas_sub *s)
+{
+	s->nodes[1].dst.size = TAS_SUB_RANGE / 2;
+	return 0;
+}
+
+static int tas_mut_copy_overlap(struct tas_sub *s)
+{
+	s->nodes[1].dst.offset = TAS_SUB_RANGE / 2;
+	return 0;
+}
+
+/* Node 2 becomes an ADD of the same three ranges. */
+static int tas_mut_add(struct tas_sub *s)
+{
+	s->nodes[2].op = DRM_TAS_OP_ADD;
+	s->nodes[2].imm = 0;
+	return 0;
+}
+
+static int tas_mut_add_size_mismatch(struct tas_sub *s)
+{
+	tas_mut_add(s);
+	s->nodes[2].src[1].size = TAS_SUB_RANGE / 2;
+	return 0;
+}
+
+static int tas_mut_add_size_unaligned(struct tas_sub *s)
+{
+	tas_mut_add(s);
+	s->nodes[2].src[0].size = TAS_SUB_RANGE - 2;
+	s->nodes[2].src[1].size = TAS_SUB_RANGE - 2;
+	s->nodes[2].dst.size = TAS_SUB_RANGE - 2;
+	return 0;
+}
+
+static int tas_mut_add_missing_src(struct tas_sub *s)
+{
+	tas_mut_add(s);
+	memset(&s->nodes[2].src[1], 0, sizeof(s->nodes[2].src[1]));
+	return 0;
+}
+
+/* Sets the dimensions of MATMUL node 2 and its ranges to match them. */
+static void tas_sub_matmul(struct tas_sub *s, __u64 m, __u64 n, __u64 k)
+{
+	struct drm_tas_node *node = &s->nodes[2];
+
+	node->imm = tas_matmul_imm(m, n, k);
+	node->src[0].size = sizeof(__u32) * m * k;
+	node->src[1].size = sizeof(__u32) * k * n;
+	node->dst.size = sizeof(__u32) * m * n;
+}
+
+static int tas_mut_matmul_dim_max(struct tas_sub *s)
+{
+	tas_sub_matmul(s, TAS_MATMUL_MAX_DIM, 1, 1);
+	return 0;
+}
+
+static int tas_mut_matmul_m_zero(struct tas_sub *s)
+{
+	/* The ranges that match are empty. */
+	s->nodes[2].imm = tas_matmul_imm(0, TAS_SUB_DIM, TAS_SUB_DIM);
+	return 0;
+}
+
+static int tas_mut_matmul_m_above_max(struct tas_sub *s)
+{
+	tas_sub_matmul(s, TAS_MATMUL_MAX_DIM + 1, 1, 1);
+	return 0;
+}
+
+static int tas_mut_matmul_n_above_max(struct tas_sub *s)
+{
+	tas_sub_matmul(s, 1, TAS_MATMUL_MAX_DIM + 1, 1);
+	return 0;
+}
+
+static int tas_mut_matmul_k_above_max(struct tas_sub *s)
+{
+	tas_sub_matmul(s, 1, 1, TAS_MATMUL_MAX_DIM + 1);
+	return 0;
+}
+
+/* K 16 with ranges sized for K 32. */
+static int tas_mut_matmul_size_mismatch(struct tas_sub *s)
+{
+	s->nodes[2].imm = tas_matmul_imm(TAS_SUB_DIM, TAS_SUB_DIM,
+					 TAS_SUB_DIM / 2);
+	return 0;
+}
+
+static int tas_mut_matmul_missing_src(struct tas_sub *s)
+{
+	memset(&s->nodes[2].src[1], 0, sizeof(s->nodes[2].src[1]));
+	return 0;
+}
+
+static int tas_mut_edge_from_out_of_range(struct tas_sub *s)
+{
+	s->edges[2].from = TAS_SUB_NODES;
+	return 0;
+}
+
+static int tas_mut_edge_to_out_of_range(struct tas_sub *s)
+{
+	s->edges[2].to = TAS_SUB_NODES;
+	return 0;
+}
+
+static int tas_mut_edge_to_graph(struct tas_sub *s)
+{
+	s->edges[2].to = DRM_TAS_NODE_GRAPH;
+	return 0;
+}
+
+static int tas_mut_self_loop(struct tas_sub *s)
+{
+	tas_sub_add_edge(s, 1, 1);
+	return 0;
+}
+
+static int tas_mut_duplicate_edge(struct tas_sub *s)
+{
+	tas_sub_add_edge(s, 0, 1);
+	return 0;
+}
+
+/* 0 -> 1 -> 2 -> 0 */
+static int tas_mut_cycle(struct tas_sub *s)
+{
+	tas_sub_add_edge(s, 2, 0);
+	return 0;
+}
+
+/* 0 -> 1 -> 0 */
+static int tas_mut_cycle_two(struct tas_sub *s)
+{
+	tas_sub_add_edge(s, 1, 0);
+	return 0;
+}
+
+static int tas_mut_transitive_edge(struct tas_sub *s)
+{
+	tas_sub_add_edge(s, 0, 2);
+	return 0;
+}
+
+/* 3 -> 0 -> 1 -> 2: edges need not go from lower to higher indices. */
+static int tas_mut_edge_backwards(struct tas_sub *s)
+{
+	tas_edge_init(&s->edges[2], 3, 0);
+	return 0;
+}
+
+static int tas_mut_wait_unknown_syncobj(struct tas_sub *s)
+{
+	__u32 handle;
+	int ret;
+
+	ret = tas_sub_stale_syncobj(s, &handle);
+	if (!ret)
+		tas_sub_add_wait(s, handle, DRM_TAS_NODE_GRAPH, 0);
+	return ret;
+}
+
+static int tas_mut_wait_flags(struct tas_sub *s)
+{
+	struct drm_tas_sync *wait;
+	int ret;
+
+	ret = tas_sub_new_wait(s, DRM_SYNCOBJ_CREATE_SIGNALED, 0,
+			       DRM_TAS_NODE_GRAPH, 0, &wait);
+	if (!ret)
+		wait->flags = 1;
+	return ret;
+}
+
+static int tas_mut_wait_pad(struct tas_sub *s)
+{
+	struct drm_tas_sync *wait;
+	int ret;
+
+	ret = tas_sub_new_wait(s, DRM_SYNCOBJ_CREATE_SIGNALED, 0,
+			       DRM_TAS_NODE_GRAPH, 0, &wait);
+	if (!ret)
+		wait->pad = 1;
+	return ret;
+}
+
+static int tas_mut_wait_node_out_of_range(struct tas_sub *s)
+{
+	return tas_sub_new_wait(s, DRM_SYNCOBJ_CREATE_SIGNALED, 0,
+				TAS_SUB_NODES, 0, NULL);
+}
+
+static int tas_mut_wait_node_max(struct tas_sub *s)
+{
+	return tas_sub_new_wait(s, DRM_SYNCOBJ_CREATE_SIGNALED, 0,
+				DRM_TAS_NODE_GRAPH - 1, 0, NULL);
+}
+
+static int tas_mut_wait_timeline_point_zero(struct tas_sub *s)
+{
+	return tas_sub_new_wait(s, 0, 1, DRM_TAS_NODE_GRAPH, 0, NULL);
+}
+
+static int tas_mut_wait_binary_point(struct tas_sub *s)
+{
+	return tas_sub_new_wait(s, DRM_SYNCOBJ_CREATE_SIGNALED, 0,
+				DRM_TAS_NODE_GRAPH, 1, NULL);
+}
+
+static int tas_mut_wait_empty_binary(struct tas_sub *s)
+{
+	return tas_sub_new_wait(s, 0, 0, DRM_TAS_NODE_GRAPH, 0, NULL);
+}
+
+static int tas_mut_wait_empty_timeline(struct tas_sub *s)
+{
+	return tas_sub_new_wait(s, 0, 0, DRM_TAS_NODE_GRAPH, 1, NULL);
+}
+
+static int tas_mut_wait_unsubmitted_point(struct tas_sub *s)
+{
+	return tas_sub_new_wait(s, 0, 1, DRM_TAS_NODE_GRAPH, 2, NULL);
+}
+
+static int tas_mut_wait_binary(struct tas_sub *s)
+{
+	return tas_sub_new_wait(s, DRM_SYNCOBJ_CREATE_SIGNALED, 0,
+				DRM_TAS_NODE_GRAPH, 0, NULL);
+}
+
+static int tas_mut_wait_binary_node(struct tas_sub *s)
+{
+	return tas_sub_new_wait(s, DRM_SYNCOBJ_CREATE_SIGNALED, 0, 2, 0,
+				NULL);
+}
+
+static int tas_mut_wait_timeline(struct tas_sub *s)
+{
+	return tas_sub_new_wait(s, 0, 1, 1, 1, NULL);
+}
+
+/* Point 2 of a timeline signalled up to 3 is submitted (and signalled). */
+static int tas_mut_wait_timeline_older_point(struct tas_sub *s)
+{
+	return tas_sub_new_wait(s, 0, 3, DRM_TAS_NODE_GRAPH, 2, NULL);
+}
+
+static int tas_mut_signal_unknown_syncobj(struct tas_sub *s)
+{
+	__u32 handle;
+	int ret;
+
+	ret = tas_sub_stale_syncobj(s, &handle);
+	if (!ret)
+		tas_sub_add_signal(s, handle, DRM_TAS_NODE_GRAPH, 0);
+	return ret;
+}
+
+static int tas_mut_signal_flags(struct tas_sub *s)
+{
+	s->signals[0].flags = 1;
+	return 0;
+}
+
+static int tas_mut_signal_pad(struct tas_sub *s)
+{
+	s->signals[0].pad = 1;
+	return 0;
+}
+
+static int tas_mut_signal_node_out_of_range(struct tas_sub *s)
+{
+	return tas_sub_new_signal(s, 0, 0, TAS_SUB_NODES, 0, NULL);
+}
+
+static int tas_mut_signal_node_max(struct tas_sub *s)
+{
+	return tas_sub_new_signal(s, 0, 0, DRM_TAS_NODE_GRAPH - 1, 0, NULL);
+}
+
+static int tas_mut_signal_point_not_above(struct tas_sub *s)
+{
+	return tas_sub_new_signal(s, 0, 5, DRM_TAS_NODE_GRAPH, 5, NULL);
+}
+
+static int tas_mut_signal_point_below(struct tas_sub *s)
+{
+	return tas_sub_new_signal(s, 0, 5, DRM_TAS_NODE_GRAPH, 3, NULL);
+}
+
+static int tas_mut_signal_point_twice(struct tas_sub *s)
+{
+	struct drm_tas_sync *signal;
+	int ret;
+
+	ret = tas_sub_new_signal(s, 0, 0, 1, 2, &signal);
+	if (!ret)
+		tas_sub_add_signal(s, signal->handle, 3, 2);
+	return ret;
+}
+
+static int tas_mut_signal_timeline_node(struct tas_sub *s)
+{
+	return tas_sub_new_signal(s, 0, 0, 1, 1, NULL);
+}
+
+static int tas_mut_signal_timeline_above(struct tas_sub *s)
+{
+	return tas_sub_new_signal(s, 0, 5, DRM_TAS_NODE_GRAPH, 6, NULL);
+}
+
+/* A binary signal replaces the fence the syncobj holds. */
+static int tas_mut_signal_binary_replace(struct tas_sub *s)
+{
+	return tas_sub_new_signal(s, DRM_SYNCOBJ_CREATE_SIGNALED, 0,
+				  DRM_TAS_NODE_GRAPH, 0, NULL);
+}
+
+static int tas_mut_signal_binary_node(struct tas_sub *s)
+{
+	return tas_sub_new_signal(s, 0, 0, 0, 0, NULL);
+}
+
+FIXTURE(tas_submit) {
+	struct tas_sub sub;
+};
+
+FIXTURE_VARIANT(tas_submit) {
+	int (*mutate)(struct tas_sub *s);
+	/* The array that tas_mut_stride_*() and co. change, nodes if unset. */
+	enum tas_array_id array;
+	/* 0 or the -errno of SUBMIT_GRAPH. */
+	int expected;
+};
+
+/* The unchanged submission, and changes that keep it valid. */
+FIXTURE_VARIANT_ADD(tas_submit, valid) {
+	.mutate = tas_mut_none,
+	.expected = 0,
+};
+
+FIXTURE_VARIANT_ADD(tas_submit, graph_id_garbage) {
+	.mutate = tas_mut_graph_id_garbage,
+	.expected = 0,
+};
+
+FIXTURE_VARIANT_ADD(tas_submit, nodes_stride_larger) {
+	.mutate = tas_mut_stride_larger,
+	.expected = 0,
+};
+
+FIXTURE_VARIANT_ADD(tas_submit, edges_stride_larger) {
+	.mutate = tas_mut_stride_larger,
+	.array = TAS_EDGES,
+	.expected = 0,
+};
+
+FIXTURE_VARIANT_ADD(tas_submit, waits_stride_larger) {
+	.mutate = tas_mut_stride_larger,
+	.array = TAS_WAITS,
+	.expected = 0,
+};
+
+FIXTURE_VARIANT_ADD(tas_submit, signals_stride_larger) {
+	.mutate = tas_mut_stride_larger,
+	.array = TAS_SIGNALS,
+	.expected = 0,
+};
+
+FIXTURE_VARIANT_ADD(tas_submit, nodes_stride_max) {
+	.mutate = tas_mut_stride_max,
+	.expected = 0,
+};
+
+FIXTURE_VARIANT_ADD(tas_submit, signals_stride_max) {
+	.mutate = tas_mut_stride_max,
+	.array = TAS_SIGNALS,
+	.expected = 0,
+};
+
+FIXTURE_VARIANT_ADD(tas_submit, ring_last) {
+	.mutate = tas_mut_ring_last,
+	.expected = 0,
+};
+
+FIXTURE_VARIANT_ADD(tas_submit, classes) {
+	.mutate = tas_mut_classes,
+	.expected = 0,
+};
+
+FIXTURE_VARIANT_ADD(tas_submit, gang) {
+	.mutate = tas_mut_gang,
+	.expected = 0,
+};
+
+FIXTURE_VARIANT_ADD(tas_submit, buf_at_end) {
+	.mutate = tas_mut_buf_at_end,
+	.expected = 0,
+};
+
+FIXTURE_VARIANT_ADD(tas_submit, add) {
+	.mutate = tas_mut_add,
+	.expected = 0,
+};
+
+FIXTURE_VARIANT_ADD(tas_submit, matmul_dim_max) {
+	.mutate = tas_mut_matmul_dim_max,
+	.expected = 0,
+};
+
+FIXTURE_VARIANT_ADD(tas_submit, transitive_edge) {
+	.mutate = tas_mut_transitive_edge,
+	.expected = 0,
+};
+
+FIXTURE_VARIANT_ADD(tas_submit, edge_backwards) {
+	.mutate = tas_mut_edge_backwards,
+	.expected = 0,
+};
+
+FIXTURE_VARIANT_ADD(tas_submit, wait_binary) {
+	.mutate = tas_mut_wait_binary,
+	.expected = 0,
+};
+
+FIXTURE_VARIANT_ADD(tas_submit, wait_binary_node) {
+	.mutate = tas_mut_wait_binary_node,
+	.expected = 0,
+};
+
+FIXTURE_VARIANT_ADD(tas_submit, wait_timeline) {
+	.mutate = tas_mut_wait_timeline,
+	.expected = 0,
+};
+
+FIXTURE_VARIANT_ADD(tas_submit, wait_timeline_older_point) {
+	.mutate = tas_mut_wait_timeline_older_point,
+	.expected = 0,
+};
+
+FIXTURE_VARIANT_ADD(tas_submit, signal_timeline_node) {
+	.mutate = tas_mut_signal_timeline_node,
+	.expected = 0,
+};
+
+FIXTURE_VARIANT_ADD(tas_submit, signal_timeline_above) {
+	.mutate = tas_mut_signal_timeline_above,
+	.expected = 0,
+};
+
+FIXTURE_VARIANT_ADD(tas_submit, signal_binary_replace) {
+	.mutate = tas_mut_signal_binary_replace,
+	.expected = 0,
+};
+
+FIXTURE_VARIANT_ADD(tas_submit, signal_binary_node) {
+	.mutate = tas_mut_signal_binary_node,
+	.expected = 0,
+};
+
+/* The submission and its arrays. */
+FIXTURE_VARIANT_ADD(tas_submit, zero_nodes) {
+	.mutate = tas_mut_zero_nodes,
+	.expected = -EINVAL,
+};
+
+FIXTURE_VARIANT_ADD(tas_submit, too_many_nodes) {
+	.mutate = tas_mut_too_many_nodes,
+	.expected = -E2BIG,
+};
+
+FIXTURE_VARIANT_ADD(tas_submit, too_many_edges) {
+	.mutate = tas_mut_too_many_edges,
+	.expected = -E2BIG,
+};
+
+FIXTURE_VARIANT_ADD(tas_submit, too_many_waits) {
+	.mutate = tas_mut_too_many_waits,
+	.expected = -E2BIG,
+};
+
+FIXTURE_VARIANT_ADD(tas_submit, too_many_signals) {
+	.mutate = tas_mut_too_many_signals,
+	.expected = -E2BIG,
+};
+
+FIXTURE_VARIANT_ADD(tas_submit, flags) {
+	.mutate = tas_mut_flags,
+	.expected = -EINVAL,
+};
+
+FIXTURE_VARIANT_ADD(tas_submit, flags_high) {
+	.mutate = tas_mut_flags_high,
+	.expected = -EINVAL,
+};
+
+FIXTURE_VARIANT_ADD(tas_submit, pad) {
+	.mutate = tas_mut_pad,
+	.expected = -EINVAL,
+};
+
+FIXTURE_VARIANT_ADD(tas_submit, extensions) {
+	.mutate = tas_mut_extensions,
+	.expected = -EINVAL,
+};
+
+FIXTURE_VARIANT_ADD(tas_submit, nodes_stride_small) {
+	.mutate = tas_mut_stride_small,
+	.expected = -EINVAL,
+};
+
+FIXTURE_VARIANT_ADD(tas_submit, edges_stride_small) {
+	.mutate = tas_mut_stride_small,
+	.array = TAS_EDGES,
+	.expected = -EINVAL,
+};
+
+FIXTURE_VARIANT_ADD(tas_submit, waits_stride_small) {
+	.mutate = tas_mut_stride_small,
+	.array = TAS_WAITS,
+	.expected = -EINVAL,
+};
+
+FIXTURE_VARIANT_ADD(tas_submit, signals_stride_small) {
+	.mutate = tas_mut_stride_small,
+	.array = TAS_SIGNALS,
+	.expected = -EINVAL,
+};
+
+FIXTURE_VARIANT_ADD(tas_submit, nodes_stride_zero) {
+	.mutate = tas_mut_stride_zero,
+	.expected = -EINVAL,
+};
+
+FIXTURE_VARIANT_ADD(tas_submit, edges_stride_zero) {
+	.mutate = tas_mut_stride_zero,
+	.array = TAS_EDGES,
+	.expected = -EINVAL,
+};
+
+FIXTURE_VARIANT_ADD(tas_submit, waits_stride_zero) {
+	.mutate = tas_mut_stride_zero,
+	.array = TAS_WAITS,
+	.expected = -EINVAL,
+};
+
+FIXTURE_VARIANT_ADD(tas_submit, signals_stride_zero) {
+	.mutate = tas_mut_stride_zero,
+	.array = TAS_SIGNALS,
+	.expected = -EINVAL,
+};
+
+FIXTURE_VARIANT_ADD(tas_submit, nodes_stride_above_max) {
+	.mutate = tas_mut_stride_above_max,
+	.expected = -EINVAL,
+};
+
+FIXTURE_VARIANT_ADD(tas_submit, edges_stride_above_max) {
+	.mutate = tas_mut_stride_above_max,
+	.array = TAS_EDGES,
+	.expected = -EINVAL,
+};
+
+FIXTURE_VARIANT_ADD(tas_submit, waits_stride_above_max) {
+	.mutate = tas_mut_stride_above_max,
+	.array = TAS_WAITS,
+	.expected = -EINVAL,
+};
+
+FIXTURE_VARIANT_ADD(tas_submit, signals_stride_above_max) {
+	.mutate = tas_mut_stride_above_max,
+	.array = TAS_SIGNALS,
+	.expected = -EINVAL,
+};
+
+FIXTURE_VARIANT_ADD(tas_submit, nodes_stride_dirty_tail) {
+	.mutate = tas_mut_stride_dirty_tail,
+	.expected = -EINVAL,
+};
+
+FIXTURE_VARIANT_ADD(tas_submit, edges_stride_dirty_tail) {
+	.mutate = tas_mut_stride_dirty_tail,
+	.array = TAS_EDGES,
+	.expected = -EINVAL,
+};
+
+FIXTURE_VARIANT_ADD(tas_submit, waits_stride_dirty_tail) {
+	.mutate = tas_mut_stride_dirty_tail,
+	.array = TAS_WAITS,
+	.expected = -EINVAL,
+};
+
+FIXTURE_VARIANT_ADD(tas_submit, signals_stride_dirty_tail) {
+	.mutate = tas_mut_stride_dirty_tail,
+	.array = TAS_SIGNALS,
+	.expected = -EINVAL,
+};
+
+FIXTURE_VARIANT_ADD(tas_submit, edges_empty_with_ptr) {
+	.mutate = tas_mut_empty_with_ptr,
+	.array = TAS_EDGES,
+	.expected = -EINVAL,
+};
+
+FIXTURE_VARIANT_ADD(tas_submit, waits_empty_with_ptr) {
+	.mutate = tas_mut_empty_with_ptr,
+	.array = TAS_WAITS,
+	.expected = -EINVAL,
+};
+
+FIXTURE_VARIANT_ADD(tas_submit, signals_empty_with_ptr) {
+	.mutate = tas_mut_empty_with_ptr,
+	.array = TAS_SIGNALS,
+	.expected = -EINVAL,
+};
+
+FIXTURE_VARIANT_ADD(tas_submit, edges_empty_with_stride) {
+	.mutate = tas_mut_empty_with_stride,
+	.array = TAS_EDGES,
+	.expected = -EINVAL,
+};
+
+FIXTURE_VARIANT_ADD(tas_submit, waits_empty_with_stride) {
+	.mutate = tas_mut_empty_with_stride,
+	.array = TAS_WAITS,
+	.expected = -EINVAL,
+};
+
+FIXTURE_VARIANT_ADD(tas_submit, signals_empty_with_stride) {
+	.mutate = tas_mut_empty_with_stride,
+	.array = TAS_SIGNALS,
+	.expected = -EINVAL,
+};
+
+FIXTURE_VARIANT_ADD(tas_submit, nodes_unmapped) {
+	.mutate = tas_mut_ptr_unmapped,
+	.expected = -EFAULT,
+};
+
+FIXTURE_VARIANT_ADD(tas_submit, edges_unmapped) {
+	.mutate = tas_mut_ptr_unmapped,
+	.array = TAS_EDGES,
+	.expected = -EFAULT,
+};
+
+FIXTURE_VARIANT_ADD(tas_submit, waits_unmapped) {
+	.mutate = tas_mut_ptr_unmapped,
+	.array = TAS_WAITS,
+	.expected = -EFAULT,
+};
+
+FIXTURE_VARIANT_ADD(tas_submit, signals_unmapped) {
+	.mutate = tas_mut_ptr_unmapped,
+	.array = TAS_SIGNALS,
+	.expected = -EFAULT,
+};
+
+FIXTURE_VARIANT_ADD(tas_submit, nodes_ptr_low) {
+	.mutate = tas_mut_ptr_low,
+	.expected = -EFAULT,
+};
+
+FIXTURE_VARIANT_ADD(tas_submit, nodes_partly_unmapped) {
+	.mutate = tas_mut_ptr_partly_unmapped,
+	.expected = -EFAULT,
+};
+
+FIXTURE_VARIANT_ADD(tas_submit, signals_partly_unmapped) {
+	.mutate = tas_mut_ptr_partly_unmapped,
+	.array = TAS_SIGNALS,
+	.expected = -EFAULT,
+};
+
+/* Nodes. */
+FIXTURE_VARIANT_ADD(tas_submit, ring_num_rings) {
+	.mutate = tas_mut_ring_num_rings,
+	.expected = -EINVAL,
+};
+
+FIXTURE_VARIANT_ADD(tas_submit, ring_max) {
+	.mutate = tas_mut_ring_max,
+	.expected = -EINVAL,
+};
+
+FIXTURE_VARIANT_ADD(tas_submit, op_unknown) {
+	.mutate = tas_mut_op_unknown,
+	.expected = -EINVAL,
+};
+
+FIXTURE_VARIANT_ADD(tas_submit, op_max) {
+	.mutate = tas_mut_op_max,
+	.expected = -EINVAL,
+};
+
+FIXTURE_VARIANT_ADD(tas_submit, class_unknown) {
+	.mutate = tas_mut_class_unknown,
+	.expected = -EINVAL,
+};
+
+FIXTURE_VARIANT_ADD(tas_submit, class_max) {
+	.mutate = tas_mut_class_max,
+	.expected = -EINVAL,
+};
+
+FIXTURE_VARIANT_ADD(tas_submit, node_flags) {
+	.mutate = tas_mut_node_flags,
+	.expected = -EINVAL,
+};
+
+FIXTURE_VARIANT_ADD(tas_submit, node_flags_high) {
+	.mutate = tas_mut_node_flags_high,
+	.expected = -EINVAL,
+};
+
+FIXTURE_VARIANT_ADD(tas_submit, node_pad) {
+	.mutate = tas_mut_node_pad,
+	.expected = -EINVAL,
+};
+
+FIXTURE_VARIANT_ADD(tas_submit, duration_above_max) {
+	.mutate = tas_mut_duration_above_max,
+	.expected = -EINVAL,
+};
+
+FIXTURE_VARIANT_ADD(tas_submit, duration_u64_max) {
+	.mutate = tas_mut_duration_u64_max,
+	.expected = -EINVAL,
+};
+
+FIXTURE_VARIANT_ADD(tas_submit, nop_imm) {
+	.mutate = tas_mut_nop_imm,
+	.expected = -EINVAL,
+};
+
+/* Buffer ranges. */
+FIXTURE_VARIANT_ADD(tas_submit, nop_dst) {
+	.mutate = tas_mut_nop_dst,
+	.expected = -EINVAL,
+};
+
+FIXTURE_VARIANT_ADD(tas_submit, nop_src) {
+	.mutate = tas_mut_nop_src,
+	.expected = -EINVAL,
+};
+
+FIXTURE_VARIANT_ADD(tas_submit, fill_src) {
+	.mutate = tas_mut_fill_src,
+	.expected = -EINVAL,
+};
+
+FIXTURE_VARIANT_ADD(tas_submit, copy_src1_offset) {
+	.mutate = tas_mut_copy_src1_offset,
+	.expected = -EINVAL,
+};
+
+FIXTURE_VARIANT_ADD(tas_submit, buf_pad) {
+	.mutate = tas_mut_buf_pad,
+	.expected = -EINVAL,
+};
+
+FIXTURE_VARIANT_ADD(tas_submit, buf_empty) {
+	.mutate = tas_mut_buf_empty,
+	.expected = -EINVAL,
+};
+
+FIXTURE_VARIANT_ADD(tas_submit, buf_out_of_bounds) {
+	.mutate = tas_mut_buf_out_of_bounds,
+	.expected = -EINVAL,
+};
+
+FIXTURE_VARIANT_ADD(tas_submit, buf_offset_at_end) {
+	.mutate = tas_mut_buf_offset_at_end,
+	.expected = -EINVAL,
+};
+
+FIXTURE_VARIANT_ADD(tas_submit, buf_offset_overflow) {
+	.mutate = tas_mut_buf_offset_overflow,
+	.expected = -EINVAL,
+};
+
+FIXTURE_VARIANT_ADD(tas_submit, buf_size_overflow) {
+	.mutate = tas_mut_buf_size_overflow,
+	.expected = -EINVAL,
+};
+
+FIXTURE_VARIANT_ADD(tas_submit, dst_unknown_handle) {
+	.mutate = tas_mut_dst_unknown_handle,
+	.expected = -ENOENT,
+};
+
+FIXTURE_VARIANT_ADD(tas_submit, src_unknown_handle) {
+	.mutate = tas_mut_src_unknown_handle,
+	.expected = -ENOENT,
+};
+
+FIXTURE_VARIANT_ADD(tas_submit, fill_size_unaligned) {
+	.mutate = tas_mut_fill_size_unaligned,
+	.expected = -EINVAL,
+};
+
+FIXTURE_VARIANT_ADD(tas_submit, copy_size_mismatch) {
+	.mutate = tas_mut_copy_size_mismatch,
+	.expected = -EINVAL,
+};
+
+FIXTURE_VARIANT_ADD(tas_submit, copy_overlap) {
+	.mutate = tas_mut_copy_overlap,
+	.expected = -EINVAL,
+};
+
+FIXTURE_VARIANT_ADD(tas_submit, add_size_mismatch) {
+	.mutate = tas_mut_add_size_mismatch,
+	.expected = -EINVAL,
+};
+
+FIXTURE_VARIANT_ADD(tas_submit, add_size_unaligned) {
+	.mutate = tas_mut_add_size_unaligned,
+	.expected = -EINVAL,
+};
+
+FIXTURE_VARIANT_ADD(tas_submit, add_missing_src) {
+	.mutate = tas_mut_add_missing_src,
+	.expected = -EINVAL,
+};
+
+FIXTURE_VARIANT_ADD(tas_submit, matmul_m_zero) {
+	.mutate = tas_mut_matmul_m_zero,
+	.expected = -EINVAL,
+};
+
+FIXTURE_VARIANT_ADD(tas_submit, matmul_m_above_max) {
+	.mutate = tas_mut_matmul_m_above_max,
+	.expected = -EINVAL,
+};
+
+FIXTURE_VARIANT_ADD(tas_submit, matmul_n_above_max) {
+	.mutate = tas_mut_matmul_n_above_max,
+	.expected = -EINVAL,
+};
+
+FIXTURE_VARIANT_ADD(tas_submit, matmul_k_above_max) {
+	.mutate = tas_mut_matmul_k_above_max,
+	.expected = -EINVAL,
+};
+
+FIXTURE_VARIANT_ADD(tas_submit, matmul_size_mismatch) {
+	.mutate = tas_mut_matmul_size_mismatch,
+	.expected = -EINVAL,
+};
+
+FIXTURE_VARIANT_ADD(tas_submit, matmul_missing_src) {
+	.mutate = tas_mut_matmul_missing_src,
+	.expected = -EINVAL,
+};
+
+/* Edges. */
+FIXTURE_VARIANT_ADD(tas_submit, edge_from_out_of_range) {
+	.mutate = tas_mut_edge_from_out_of_range,
+	.expected = -EINVAL,
+};
+
+FIXTURE_VARIANT_ADD(tas_submit, edge_to_out_of_range) {
+	.mutate = tas_mut_edge_to_out_of_range,
+	.expected = -EINVAL,
+};
+
+FIXTURE_VARIANT_ADD(tas_submit, edge_to_graph) {
+	.mutate = tas_mut_edge_to_graph,
+	.expected = -EINVAL,
+};
+
+FIXTURE_VARIANT_ADD(tas_submit, self_loop) {
+	.mutate = tas_mut_self_loop,
+	.expected = -EINVAL,
+};
+
+FIXTURE_VARIANT_ADD(tas_submit, duplicate_edge) {
+	.mutate = tas_mut_duplicate_edge,
+	.expected = -EINVAL,
+};
+
+FIXTURE_VARIANT_ADD(tas_submit, cycle) {
+	.mutate = tas_mut_cycle,
+	.expected = -ELOOP,
+};
+
+FIXTURE_VARIANT_ADD(tas_submit, cycle_two) {
+	.mutate = tas_mut_cycle_two,
+	.expected = -ELOOP,
+};
+
+/* Syncobj waits and signals. */
+FIXTURE_VARIANT_ADD(tas_submit, wait_unknown_syncobj) {
+	.mutate = tas_mut_wait_unknown_syncobj,
+	.expected = -ENOENT,
+};
+
+FIXTURE_VARIANT_ADD(tas_submit, wait_flags) {
+	.mutate = tas_mut_wait_flags,
+	.expected = -EINVAL,
+};
+
+FIXTURE_VARIANT_ADD(tas_submit, wait_pad) {
+	.mutate = tas_mut_wait_pad,
+	.expected = -EINVAL,
+};
+
+FIXTURE_VARIANT_ADD(tas_submit, wait_node_out_of_range) {
+	.mutate = tas_mut_wait_node_out_of_range,
+	.expected = -EINVAL,
+};
+
+FIXTURE_VARIANT_ADD(tas_submit, wait_node_max) {
+	.mutate = tas_mut_wait_node_max,
+	.expected = -EINVAL,
+};
+
+FIXTURE_VARIANT_ADD(tas_submit, wait_timeline_point_zero) {
+	.mutate = tas_mut_wait_timeline_point_zero,
+	.expected = -EINVAL,
+};
+
+FIXTURE_VARIANT_ADD(tas_submit, wait_binary_point) {
+	.mutate = tas_mut_wait_binary_point,
+	.expected = -EINVAL,
+};
+
+FIXTURE_VARIANT_ADD(tas_submit, wait_empty_binary) {
+	.mutate = tas_mut_wait_empty_binary,
+	.expected = -EINVAL,
+};
+
+FIXTURE_VARIANT_ADD(tas_submit, wait_empty_timeline) {
+	.mutate = tas_mut_wait_empty_timeline,
+	.expected = -EINVAL,
+};
+
+FIXTURE_VARIANT_ADD(tas_submit, wait_unsubmitted_point) {
+	.mutate = tas_mut_wait_unsubmitted_point,
+	.expected = -EINVAL,
+};
+
+FIXTURE_VARIANT_ADD(tas_submit, signal_unknown_syncobj) {
+	.mutate = tas_mut_signal_unknown_syncobj,
+	.expected = -ENOENT,
+};
+
+FIXTURE_VARIANT_ADD(tas_submit, signal_flags) {
+	.mutate = tas_mut_signal_flags,
+	.expected = -EINVAL,
+};
+
+FIXTURE_VARIANT_ADD(tas_submit, signal_pad) {
+	.mutate = tas_mut_signal_pad,
+	.expected = -EINVAL,
+};
+
+FIXTURE_VARIANT_ADD(tas_submit, signal_node_out_of_range) {
+	.mutate = tas_mut_signal_node_out_of_range,
+	.expected = -EINVAL,
+};
+
+FIXTURE_VARIANT_ADD(tas_submit, signal_node_max) {
+	.mutate = tas_mut_signal_node_max,
+	.expected = -EINVAL,
+};
+
+FIXTURE_VARIANT_ADD(tas_submit, signal_point_not_above) {
+	.mutate = tas_mut_signal_point_not_above,
+	.expected = -EINVAL,
+};
+
+FIXTURE_VARIANT_ADD(tas_submit, signal_point_below) {
+	.mutate = tas_mut_signal_point_below,
+	.expected = -EINVAL,
+};
+
+FIXTURE_VARIANT_ADD(tas_submit, signal_point_twice) {
+	.mutate = tas_mut_signal_point_twice,
+	.expected = -EINVAL,
+};
+
+FIXTURE_SETUP(tas_submit)
+{
+	memset(&self->sub, 0, sizeof(self->sub));
+	self->sub.fd = tas_open_render_node();
+	if (self->sub.fd < 0)
+		SKIP(return, "no tas render node (CONFIG_DRM_TAS not enabled?)");
+	ASSERT_EQ(0, tas_sub_init(&self->sub));
+}
+
+FIXTURE_TEARDOWN(tas_submit)
+{
+	free(self->sub.mem);
+	if (self->sub.map)
+		munmap(self->sub.map, self->sub.map_size);
+	if (self->sub.fd >= 0)
+		close(self->sub.fd);
+}
+
+TEST_F(tas_submit, validate)
+{
+	struct tas_sub *s = &self->sub;
+	struct drm_tas_node_info *info;
+	__u32 i, count, done = 0;
+	int ret;
+
+	s->which = variant->array;
+	ASSERT_EQ(0, variant->mutate(s));
+
+	ret = tas_ioctl(s->fd, DRM_IOCTL_TAS_SUBMIT_GRAPH, &s->args);
+	ASSERT_EQ(variant->expected, ret);
+
+	if (ret) {
+		/* Nothing was queued and no syncobj was touched. */
+		EXPECT_EQ(0, tas_syncobj_has_fence(s->fd, s->sig));
+	} else {
+		/* The graph runs to completion, without error. */
+		count = s->args.nodes.count;
+		info = calloc(count, sizeof(*info));
+		ASSERT_NE(NULL, info);
+		ASSERT_EQ(0, tas_syncobj_wait_graph(s->fd, s->sig));
+		ASSERT_EQ(0, tas_graph_info(s->fd, s->args.graph_id, info,
+					    count, &done));
+		EXPECT_EQ(1U, done);
+		for (i = 0; i < count; i++)
+			EXPECT_EQ(0, info[i].error) TH_LOG("node %u", i);
+		free(info);
+	}
+
+	/* Whatever was submitted, the device still runs graphs. */
+	ASSERT_EQ(0, tas_run_nop(s->fd));
+}
+
+TEST_F(tas, graph_info_errors)
+{
+	struct drm_tas_node_info info[3];
+	struct drm_tas_graph_info args;
+	struct drm_tas_node nodes[2];
+	struct drm_tas_sync signal;
+	__u64 graph_id, max_stride = 0;
+	__u32 syncobj, done = 0;
+	void *unmapped;
+
+	ASSERT_EQ(0, tas_get_param(self->fd, DRM_TAS_PARAM_MAX_STRIDE, 0,
+				   &max_stride));
+	ASSERT_EQ(0, tas_syncobj_create(self->fd, 0, &syncobj));
+	tas_node_init(&nodes[0], 0, DRM_TAS_OP_NOP, TAS_NSEC_PER_USEC);
+	tas_node_init(&nodes[1], 0, DRM_TAS_OP_NOP, TAS_NSEC_PER_USEC);
+	tas_sync_init(&signal, syncobj, DRM_TAS_NODE_GRAPH, 0);
+	ASSERT_EQ(0, tas_submit(self->fd, nodes, 2, NULL, 0, NULL, 0, &signal,
+				1, &graph_id));
+	ASSERT_EQ(0, tas_syncobj_wait_graph(self->fd, syncobj));
+
+	ASSERT_EQ(0, tas_graph_info(self->fd, graph_id, info, 2, &done));
+	EXPECT_EQ(1U, done);
+
+	EXPECT_EQ(-ENOENT, tas_graph_info(self->fd, graph_id + 1000, info, 2,
+					  &done));
+	EXPECT_EQ(-EINVAL, tas_graph_info(self->fd, graph_id, info, 1, &done));
+	EXPECT_EQ(-EINVAL, tas_graph_info(self->fd, graph_id, info, 3, &done));
+
+	memset(&args, 0, sizeof(args));
+	args.graph_id = graph_id;
+	tas_array_init(&args.nodes, info, 2, sizeof(info[0]));
+	args.flags = 1;
+	EXPECT_EQ(-EINVAL, tas_ioctl(self->fd, DRM_IOCTL_TAS_GRAPH_INFO,
+				     &args));
+
+	args.flags = 0;
+	args.nodes.stride = sizeof(info[0]) - sizeof(__u64);
+	EXPECT_EQ(-EINVAL, tas_ioctl(self->fd, DRM_IOCTL_TAS_GRAPH_INFO,
+				     &args));
+	args.nodes.stride = 0;
+	EXPECT_EQ(-EINVAL, tas_ioctl(self->fd, DRM_IOCTL_TAS_GRAPH_INFO,
+				     &args));
+	args.nodes.stride = max_stride + sizeof(__u64);
+	EXPECT_EQ(-EINVAL, tas_ioctl(self->fd, DRM_IOCTL_TAS_GRAPH_INFO,
+				     &args));
+
+	/* A larger stride is fine: the second entry lands on info[2]. */
+	args.nodes.stride = 2 * sizeof(info[0]);
+	memset(info, 0, sizeof(info));
+	EXPECT_EQ(0, tas_ioctl(self->fd, DRM_IOCTL_TAS_GRAPH_INFO, &args));
+	EXPECT_NE(0ULL, info[0].finished_ns);
+	EXPECT_NE(0ULL, info[2].finished_ns);
+
+	/* An array that cannot be written. */
+	unmapped = mmap(NULL, tas_page_size(), PROT_READ,
+			MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, unmapped);
+	tas_array_init(&args.nodes, unmapped, 2, sizeof(info[0]));
+	EXPECT_EQ(-EFAULT, tas_ioctl(self->fd, DRM_IOCTL_TAS_GRAPH_INFO,
+				     &args));
+	munmap(unmapped, tas_page_size());
+	tas_array_init(&args.nodes, (void *)8, 2, sizeof(info[0]));
+	EXPECT_EQ(-EFAULT, tas_ioctl(self->fd, DRM_IOCTL_TAS_GRAPH_INFO,
+				     &args));
+
+	tas_syncobj_destroy(self->fd, syncobj);
+}
+
+/* Graph ids are per file: another file does not see this file's graphs. */
+TEST_F(tas, graph_info_other_file)
+{
+	struct drm_tas_node_info info;
+	struct drm_tas_sync signal;
+	struct drm_tas_node node;
+	__u32 syncobj, done;
+	__u64 graph_id;
+	int fd2;
+
+	ASSERT_EQ(0, tas_syncobj_create(self->fd, 0, &syncobj));
+	tas_node_init(&node, 0, DRM_TAS_OP_NOP, TAS_NSEC_PER_USEC);
+	tas_sync_init(&signal, syncobj, DRM_TAS_NODE_GRAPH, 0);
+	ASSERT_EQ(0, tas_submit(self->fd, &node, 1, NULL, 0, NULL, 0, &signal,
+				1, &graph_id));
+	ASSERT_EQ(0, tas_syncobj_wait_graph(self->fd, syncobj));
+
+	fd2 = tas_open_render_node();
+	ASSERT_LE(0, fd2);
+	EXPECT_EQ(-ENOENT, tas_graph_info(fd2, graph_id, &info, 1, &done));
+	close(fd2);
+
+	EXPECT_EQ(0, tas_graph_info(self->fd, graph_id, &info, 1, &done));
+	tas_syncobj_destroy(self->fd, syncobj);
+}
+
+/* A file keeps its last 64 graphs. */
+#define TAS_KEPT_GRAPHS		64
+
+TEST_F(tas, graph_info_keeps_last_64)
+{
+	__u64 ids[TAS_KEPT_GRAPHS + 1];
+	struct drm_tas_node_info info;
+	struct drm_tas_sync signal;
+	struct drm_tas_node node;
+	__u32 syncobj, done;
+	unsigned int i, j;
+
+	ASSERT_EQ(0, tas_syncobj_create(self->fd, 0, &syncobj));
+	tas_node_init(&node, 0, DRM_TAS_OP_NOP, TAS_NSEC_PER_USEC);
+	tas_sync_init(&signal, syncobj, DRM_TAS_NODE_GRAPH, 0);
+
+	for (i = 0; i < ARRAY_SIZE(ids); i++) {
+		ASSERT_EQ(0, tas_submit(self->fd, &node, 1, NULL, 0, NULL, 0,
+					&signal, 1, &ids[i]));
+		for (j = 0; j < i; j++)
+			ASSERT_NE(ids[j], ids[i]);
+	}
+	ASSERT_EQ(0, tas_syncobj_wait_graph(self->fd, syncobj));
+
+	EXPECT_EQ(-ENOENT, tas_graph_info(self->fd, ids[0], &info, 1, &done));
+	for (i = 1; i < ARRAY_SIZE(ids); i++)
+		EXPECT_EQ(0, tas_graph_info(self->fd, ids[i], &info, 1, &done))
+			TH_LOG("graph %u", i);
+	EXPECT_EQ(1U, done);
+
+	tas_syncobj_destroy(self->fd, syncobj);
+}
+
+/*
+ * C = A x B with tiles: A is split into TAS_MM_BLOCKS x TAS_MM_BLOCKS tiles,
+ * stored tile after tile so that each is a contiguous matrix; B into row
+ * blocks, contiguous in row-major order. The MATMUL of tile (i, k) of A by
+ * row block k of B is the partial product (i, k), a row block of C's size;
+ * a tree of ADDs sums the partial products of row block i of C.
+ */
+#define TAS_MM_N		64
+#define TAS_MM_BLOCKS		4	/* a power of two */
+#define TAS_MM_TILE		(TAS_MM_N / TAS_MM_BLOCKS)
+#define TAS_MM_BYTES		(sizeof(__u32) * TAS_MM_N * TAS_MM_N)
+#define TAS_MM_TILE_BYTES	(sizeof(__u32) * TAS_MM_TILE * TAS_MM_TILE)
+#define TAS_MM_ROWS_BYTES	(sizeof(__u32) * TAS_MM_TILE * TAS_MM_N)
+#define TAS_MM_MATMULS		(TAS_MM_BLOCKS * TAS_MM_BLOCKS)
+#define TAS_MM_ADDS		(TAS_MM_BLOCKS * (TAS_MM_BLOCKS - 1))
+#define TAS_MM_NODES		(TAS_MM_MATMULS + TAS_MM_ADDS)
+#define TAS_MM_EDGES		(2 * TAS_MM_ADDS)
+/* Partial products, then the partial sums that are not a block of C. */
+#define TAS_MM_SCRATCH_BYTES \
+	((TAS_MM_MATMULS + TAS_MM_BLOCKS * (TAS_MM_BLOCKS - 2)) * \
+	 TAS_MM_ROWS_BYTES)
+
+TEST_F(tas, matmul_tiled)
+{
+	static __u32 a[TAS_MM_N * TAS_MM_N], b[TAS_MM_N * TAS_MM_N];
+	static __u32 ref[TAS_MM_N * TAS_MM_N];
+	struct drm_tas_node_info info[TAS_MM_NODES];
+	struct drm_tas_node nodes[TAS_MM_NODES];
+	struct drm_tas_edge edges[TAS_MM_EDGES];
+	__u32 a_bo, b_bo, c_bo, s_bo, syncobj, done = 0;
+	__u32 *a_map, *b_map, *c_map, *s_map;
+	__u32 i, k, r, col, n = 0, e = 0, seed = 0x5eed;
+	__u64 scratch = (__u64)TAS_MM_MATMULS * TAS_MM_ROWS_BYTES;
+	struct drm_tas_sync signal;
+	__u64 graph_id;
+
+	for (i = 0; i < TAS_MM_N * TAS_MM_N; i++) {
+		/* Small values of both signs; arithmetic wraps anyway. */
+		a[i] = (__u32)((int)(tas_rand(&seed) % 201) - 100);
+		b[i] = (__u32)((int)(tas_rand(&seed) % 201) - 100);
+	}
+	for (r = 0; r < TAS_MM_N; r++) {
+		for (col = 0; col < TAS_MM_N; col++) {
+			__u32 sum = 0;
+
+			for (k = 0; k < TAS_MM_N; k++)
+				sum += a[r * TAS_MM_N + k] *
+				       b[k * TAS_MM_N + col];
+			ref[r * TAS_MM_N + col] = sum;
+		}
+	}
+
+	ASSERT_EQ(0, tas_bo_create_map(self->fd, TAS_MM_BYTES, &a_bo,
+				       (void **)&a_map));
+	ASSERT_EQ(0, tas_bo_create_map(self->fd, TAS_MM_BYTES, &b_bo,
+				       (void **)&b_map));
+	ASSERT_EQ(0, tas_bo_create_map(self->fd, TAS_MM_BYTES, &c_bo,
+				       (void **)&c_map));
+	ASSERT_EQ(0, tas_bo_create_map(self->fd, TAS_MM_SCRATCH_BYTES, &s_bo,
+				       (void **)&s_map));
+	ASSERT_EQ(0, tas_syncobj_create(self->fd, 0, &syncobj));
+
+	/* A, tile after tile; B in row-major order. */
+	for (i = 0; i < TAS_MM_BLOCKS; i++)
+		for (k = 0; k < TAS_MM_BLOCKS; k++)
+			for (r = 0; r < TAS_MM_TILE; r++)
+				for (col = 0; col < TAS_MM_TILE; col++)
+					a_map[(i * TAS_MM_BLOCKS + k) *
+					      TAS_MM_TILE * TAS_MM_TILE +
+					      r * TAS_MM_TILE + col] =
+						a[(i * TAS_MM_TILE + r) *
+						  TAS_MM_N +
+						  k * TAS_MM_TILE + col];
+	memcpy(b_map, b, TAS_MM_BYTES);
+
+	/* Node i * BLOCKS + k: partial product (i, k). */
+	for (i = 0; i < TAS_MM_BLOCKS; i++) {
+		for (k = 0; k < TAS_MM_BLOCKS; k++) {
+			struct drm_tas_node *node = &nodes[n];
+
+			tas_node_init(node, n % self->num_rings,
+				      DRM_TAS_OP_MATMUL,
+				      50 * TAS_NSEC_PER_USEC);
+			node->imm = tas_matmul_imm(TAS_MM_TILE, TAS_MM_N,
+						   TAS_MM_TILE);
+			tas_buf_init(&node->src[0], a_bo,
+				     (i * TAS_MM_BLOCKS + k) *
+				     TAS_MM_TILE_BYTES, TAS_MM_TILE_BYTES);
+			tas_buf_init(&node->src[1], b_bo,
+				     k * TAS_MM_ROWS_BYTES, TAS_MM_ROWS_BYTES);
+			tas_buf_init(&node->dst, s_bo, n * TAS_MM_ROWS_BYTES,
+				     TAS_MM_ROWS_BYTES);
+			n++;
+		}
+	}
+
+	/* Per row block, a tree of ADDs, the last one into C. */
+	for (i = 0; i < TAS_MM_BLOCKS; i++) {
+		__u32 producer[TAS_MM_BLOCKS];
+		__u64 offset[TAS_MM_BLOCKS];
+		__u32 count = TAS_MM_BLOCKS, j;
+
+		for (k = 0; k < TAS_MM_BLOCKS; k++) {
+			producer[k] = i * TAS_MM_BLOCKS + k;
+			offset[k] = producer[k] * TAS_MM_ROWS_BYTES;
+		}
+		for (; count > 1; count /= 2) {
+			for (j = 0; j < count / 2; j++) {
+				struct drm_tas_node *node = &nodes[n];
+
+				tas_node_init(node, n % self->num_rings,
+					      DRM_TAS_OP_ADD,
+					      20 * TAS_NSEC_PER_USEC);
+				tas_buf_init(&node->src[0], s_bo,
+					     offset[2 * j], TAS_MM_ROWS_BYTES);
+				tas_buf_init(&node->src[1], s_bo,
+					     offset[2 * j + 1],
+					     TAS_MM_ROWS_BYTES);
+				if (count == 2) {
+					tas_buf_init(&node->dst, c_bo,
+						     i * TAS_MM_ROWS_BYTES,
+						     TAS_MM_ROWS_BYTES);
+				} else {
+					tas_buf_init(&node->dst, s_bo, scratch,
+						     TAS_MM_ROWS_BYTES);
+					offset[j] = scratch;
+					scratch += TAS_MM_ROWS_BYTES;
+				}
+				tas_edge_init(&edges[e++], producer[2 * j], n);
+				tas_edge_init(&edges[e++], producer[2 * j + 1],
+					      n);
+				producer[j] = n++;
+			}
+		}
+	}
+	ASSERT_EQ((__u32)TAS_MM_NODES, n);
+	ASSERT_EQ((__u32)TAS_MM_EDGES, e);
+	ASSERT_EQ((__u64)TAS_MM_SCRATCH_BYTES, scratch);
+
+	tas_sync_init(&signal, syncobj, DRM_TAS_NODE_GRAPH, 0);
+	ASSERT_EQ(0, tas_submit(self->fd, nodes, n, edges, e, NULL, 0, &signal,
+				1, &graph_id));
+	ASSERT_EQ(0, tas_syncobj_wait_graph(self->fd, syncobj));
+
+	ASSERT_EQ(0, tas_graph_info(self->fd, graph_id, info, n, &done));
+	EXPECT_EQ(1U, done);
+	for (i = 0; i < n; i++) {
+		EXPECT_EQ(0, info[i].error) TH_LOG("node %u", i);
+		EXPECT_EQ(nodes[i].ring, info[i].ring) TH_LOG("node %u", i);
+	}
+
+	for (i = 0; i < TAS_MM_N * TAS_MM_N; i++)
+		ASSERT_EQ(ref[i], c_map[i])
+			TH_LOG("C[%u][%u]", i / TAS_MM_N, i % TAS_MM_N);
+
+	tas_syncobj_destroy(self->fd, syncobj);
+	munmap(s_map, TAS_MM_SCRATCH_BYTES);
+	munmap(c_map, TAS_MM_BYTES);
+	munmap(b_map, TAS_MM_BYTES);
+	munmap(a_map, TAS_MM_BYTES);
+}
+
+#define TAS_FC_RANGE		4096
+
+/* FILL x[0, 4K) -> COPY to x[8K, 12K) -> COPY to y[4K, 8K). */
+TEST_F(tas, fill_copy_chain)
+{
+	const __u32 value = 0xa5a5f00d;
+	struct drm_tas_node nodes[3];
+	struct drm_tas_edge edges[2];
+	struct drm_tas_sync signal;
+	__u32 x_bo, y_bo, syncobj;
+	__u32 *x, *y;
+	__u32 i, words = TAS_FC_RANGE / sizeof(__u32);
+
+	ASSERT_EQ(0, tas_bo_create_map(self->fd, 3 * TAS_FC_RANGE, &x_bo,
+				       (void **)&x));
+	ASSERT_EQ(0, tas_bo_create_map(self->fd, 2 * TAS_FC_RANGE, &y_bo,
+				       (void **)&y));
+	ASSERT_EQ(0, tas_syncobj_create(self->fd, 0, &syncobj));
+
+	tas_node_init(&nodes[0], 0, DRM_TAS_OP_FILL, 20 * TAS_NSEC_PER_USEC);
+	nodes[0].imm = value;
+	tas_buf_init(&nodes[0].dst, x_bo, 0, TAS_FC_RANGE);
+
+	tas_node_init(&nodes[1], 1 % self->num_rings, DRM_TAS_OP_COPY,
+		      20 * TAS_NSEC_PER_USEC);
+	tas_buf_init(&nodes[1].src[0], x_bo, 0, TAS_FC_RANGE);
+	tas_buf_init(&nodes[1].dst, x_bo, 2 * TAS_FC_RANGE, TAS_FC_RANGE);
+
+	tas_node_init(&nodes[2], 2 % self->num_rings, DRM_TAS_OP_COPY,
+		      20 * TAS_NSEC_PER_USEC);
+	tas_buf_init(&nodes[2].src[0], x_bo, 2 * TAS_FC_RANGE, TAS_FC_RANGE);
+	tas_buf_init(&nodes[2].dst, y_bo, TAS_FC_RANGE, TAS_FC_RANGE);
+
+	tas_edge_init(&edges[0], 0, 1);
+	tas_edge_init(&edges[1], 1, 2);
+	tas_sync_init(&signal, syncobj, DRM_TAS_NODE_GRAPH, 0);
+
+	ASSERT_EQ(0, tas_submit(self->fd, nodes, 3, edges, 2, NULL, 0, &signal,
+				1, NULL));
+	ASSERT_EQ(0, tas_syncobj_wait_graph(self->fd, syncobj));
+
+	for (i = 0; i < words; i++) {
+		ASSERT_EQ(value, x[i]) TH_LOG("x word %u", i);
+		ASSERT_EQ(0U, x[words + i]) TH_LOG("x word %u", words + i);
+		ASSERT_EQ(value, x[2 * words + i])
+			TH_LOG("x word %u", 2 * words + i);
+		ASSERT_EQ(0U, y[i]) TH_LOG("y word %u", i);
+		ASSERT_EQ(value, y[words + i]) TH_LOG("y word %u", words + i);
+	}
+
+	tas_syncobj_destroy(self->fd, syncobj);
+	munmap(y, 2 * TAS_FC_RANGE);
+	munmap(x, 3 * TAS_FC_RANGE);
+}
+
+#define TAS_DAG_NODES		50
+#define TAS_DAG_MAX_EDGES	(TAS_DAG_NODES * (TAS_DAG_NODES - 1) / 2)
+
+/*
+ * A random DAG of NOPs: every node starts after all its predecessors
+ * finished, and the timestamps of each node are in order.
+ */
+TEST_F(tas, ordering_random_dag)
+{
+	struct drm_tas_node_info info[TAS_DAG_NODES];
+	struct drm_tas_node nodes[TAS_DAG_NODES];
+	struct drm_tas_edge edges[TAS_DAG_MAX_EDGES];
+	__u32 i, j, e = 0, seed = 0x7a5, syncobj, done = 0;
+	struct drm_tas_sync signal;
+	__u64 graph_id;
+
+	for (j = 0; j < TAS_DAG_NODES; j++) {
+		tas_node_init(&nodes[j], tas_rand(&seed) % self->num_rings,
+			      DRM_TAS_OP_NOP,
+			      100 * TAS_NSEC_PER_USEC +
+			      tas_rand(&seed) % (900 * TAS_NSEC_PER_USEC));
+		nodes[j].class = tas_rand(&seed) % TAS_NUM_CLASSES;
+		for (i = 0; i < j; i++)
+			if (tas_rand(&seed) % 8 == 0)
+				tas_edge_init(&edges[e++], i, j);
+	}
+	TH_LOG("%u nodes, %u edges", TAS_DAG_NODES, e);
+
+	ASSERT_EQ(0, tas_syncobj_create(self->fd, 0, &syncobj));
+	tas_sync_init(&signal, syncobj, DRM_TAS_NODE_GRAPH, 0);
+	ASSERT_EQ(0, tas_submit(self->fd, nodes, TAS_DAG_NODES, edges, e, NULL,
+				0, &signal, 1, &graph_id));
+	ASSERT_EQ(0, tas_syncobj_wait_graph(self->fd, syncobj));
+	ASSERT_EQ(0, tas_graph_info(self->fd, graph_id, info, TAS_DAG_NODES,
+				    &done));
+	ASSERT_EQ(1U, done);
+
+	for (i = 0; i < TAS_DAG_NODES; i++) {
+		const struct drm_tas_node_info *n = &info[i];
+
+		EXPECT_EQ(0, n->error) TH_LOG("node %u", i);
+		EXPECT_EQ(nodes[i].ring, n->ring) TH_LOG("node %u", i);
+		EXPECT_NE(0ULL, n->queued_ns) TH_LOG("node %u", i);
+		EXPECT_LE(n->queued_ns, n->ready_ns) TH_LOG("node %u", i);
+		EXPECT_LE(n->ready_ns, n->started_ns) TH_LOG("node %u", i);
+		EXPECT_LE(n->started_ns, n->finished_ns) TH_LOG("node %u", i);
+	}
+	for (i = 0; i < e; i++) {
+		const struct drm_tas_node_info *from = &info[edges[i].from];
+		const struct drm_tas_node_info *to = &info[edges[i].to];
+
+		EXPECT_GE(to->started_ns, from->finished_ns)
+			TH_LOG("edge %u -> %u", edges[i].from, edges[i].to);
+	}
+
+	tas_syncobj_destroy(self->fd, syncobj);
+}
+
+/*
+ * A graph waits on a timeline point that another graph signals: its node
+ * starts only after the node of the first graph finished.
+ */
+TEST_F(tas, syncobj_wait_point_of_other_graph)
+{
+	struct drm_tas_node_info info0, info1;
+	struct drm_tas_sync wait, signals[2];
+	struct drm_tas_node node;
+	__u32 timeline, syncobj, done = 0;
+	__u64 id0, id1;
+
+	ASSERT_EQ(0, tas_syncobj_create(self->fd, 0, &timeline));
+	ASSERT_EQ(0, tas_syncobj_create(self->fd, 0, &syncobj));
+
+	tas_node_init(&node, 0, DRM_TAS_OP_NOP, 100 * TAS_NSEC_PER_MSEC);
+	tas_sync_init(&signals[0], timeline, DRM_TAS_NODE_GRAPH, 1);
+	ASSERT_EQ(0, tas_submit(self->fd, &node, 1, NULL, 0, NULL, 0,
+				&signals[0], 1, &id0));
+
+	/* Point 1 is submitted now, though not signalled. */
+	tas_node_init(&node, 1 % self->num_rings, DRM_TAS_OP_NOP,
+		      TAS_NSEC_PER_MSEC);
+	tas_sync_init(&wait, timeline, DRM_TAS_NODE_GRAPH, 1);
+	tas_sync_init(&signals[1], syncobj, DRM_TAS_NODE_GRAPH, 0);
+	ASSERT_EQ(0, tas_submit(self->fd, &node, 1, NULL, 0, &wait, 1,
+				&signals[1], 1, &id1));
+	ASSERT_EQ(0, tas_syncobj_wait_graph(self->fd, syncobj));
+
+	ASSERT_EQ(0, tas_graph_info(self->fd, id0, &info0, 1, &done));
+	EXPECT_EQ(1U, done);
+	ASSERT_EQ(0, tas_graph_info(self->fd, id1, &info1, 1, &done));
+	EXPECT_EQ(1U, done);
+	EXPECT_EQ(0, info0.error);
+	EXPECT_EQ(0, info1.error);
+	EXPECT_NE(0ULL, info0.finished_ns);
+	EXPECT_GE(info1.started_ns, info0.finished_ns);
+
+	tas_syncobj_destroy(self->fd, syncobj);
+	tas_syncobj_destroy(self->fd, timeline);
+}
+
+/* A graph waits on a sw_sync fence, imported into a binary syncobj. */
+TEST_F(tas, syncobj_wait_sw_sync_fence)
+{
+	struct sw_sync_create_fence_data fence = {
+		.value = 1,
+		.name = "tas_test",
+	};
+	struct drm_tas_node_info info;
+	struct drm_tas_sync wait, signal;
+	struct drm_tas_node node;
+	__u32 in, out, done = 1, inc = 1;
+	__u64 graph_id, before_inc;
+	int timeline;
+
+	timeline = open(SW_SYNC_PATH, O_RDWR | O_CLOEXEC);
+	if (timeline < 0)
+		SKIP(return, "no %s (CONFIG_SW_SYNC, debugfs mounted?)",
+		     SW_SYNC_PATH);
+
+	ASSERT_EQ(0, tas_ioctl(timeline, SW_SYNC_IOC_CREATE_FENCE, &fence));
+	ASSERT_EQ(0, tas_syncobj_create(self->fd, 0, &in));
+	ASSERT_EQ(0, tas_syncobj_import_sync_file(self->fd, in, fence.fence));
+	close(fence.fence);
+	ASSERT_EQ(0, tas_syncobj_create(self->fd, 0, &out));
+
+	tas_node_init(&node, 0, DRM_TAS_OP_NOP, TAS_NSEC_PER_MSEC);
+	tas_sync_init(&wait, in, DRM_TAS_NODE_GRAPH, 0);
+	tas_sync_init(&signal, out, DRM_TAS_NODE_GRAPH, 0);
+	ASSERT_EQ(0, tas_submit(self->fd, &node, 1, NULL, 0, &wait, 1, &signal,
+				1, &graph_id));
+
+	/* Blocked on the fence. */
+	usleep(50 * 1000);
+	ASSERT_EQ(0, tas_graph_info(self->fd, graph_id, &info, 1, &done));
+	EXPECT_EQ(0U, done);
+	EXPECT_EQ(0ULL, info.started_ns);
+	EXPECT_EQ(-ETIME, tas_syncobj_wait(self->fd, out,
+					   DRM_SYNCOBJ_WAIT_FLAGS_WAIT_FOR_SUBMIT,
+					   0));
+
+	before_inc = tas_now_ns();
+	ASSERT_EQ(0, tas_ioctl(timeline, SW_SYNC_IOC_INC, &inc));
+	ASSERT_EQ(0, tas_syncobj_wait_graph(self->fd, out));
+	ASSERT_EQ(0, tas_graph_info(self->fd, graph_id, &info, 1, &done));
+	EXPECT_EQ(1U, done);
+	EXPECT_EQ(0, info.error);
+	EXPECT_GE(info.started_ns, before_inc);
+
+	close(timeline);
+	tas_syncobj_destroy(self->fd, out);
+	tas_syncobj_destroy(self->fd, in);
+}
+
+/*
+ * A chain of three NOPs where node 1 signals timeline point 7: the point
+ * signals when node 1 finishes, long before node 2 does.
+ */
+TEST_F(tas, syncobj_signal_node_point)
+{
+	static const __u64 durations[] = {
+		20 * TAS_NSEC_PER_MSEC,
+		20 * TAS_NSEC_PER_MSEC,
+		/* Longer than any wake-up latency of the waiter. */
+		300 * TAS_NSEC_PER_MSEC,
+	};
+	struct drm_tas_node_info info[3];
+	struct drm_tas_node nodes[3];
+	struct drm_tas_edge edges[2];
+	struct drm_tas_sync signals[2];
+	__u32 timeline, syncobj, i, done = 0;
+	__u64 graph_id, woken;
+
+	ASSERT_EQ(0, tas_syncobj_create(self->fd, 0, &timeline));
+	ASSERT_EQ(0, tas_syncobj_create(self->fd, 0, &syncobj));
+	for (i = 0; i < 3; i++)
+		tas_node_init(&nodes[i], i % self->num_rings, DRM_TAS_OP_NOP,
+			      durations[i]);
+	tas_edge_init(&edges[0], 0, 1);
+	tas_edge_init(&edges[1], 1, 2);
+	tas_sync_init(&signals[0], timeline, 1, 7);
+	tas_sync_init(&signals[1], syncobj, DRM_TAS_NODE_GRAPH, 0);
+
+	ASSERT_EQ(0, tas_submit(self->fd, nodes, 3, edges, 2, NULL, 0, signals,
+				2, &graph_id));
+	ASSERT_EQ(0, tas_syncobj_timeline_wait(self->fd, timeline, 7,
+					       TAS_WAIT_NS));
+	woken = tas_now_ns();
+	ASSERT_EQ(0, tas_graph_info(self->fd, graph_id, info, 3, &done));
+	EXPECT_NE(0ULL, info[1].finished_ns);
+	EXPECT_LE(info[1].finished_ns, woken);
+	EXPECT_EQ(0, info[1].error);
+
+	ASSERT_EQ(0, tas_syncobj_wait_graph(self->fd, syncobj));
+	ASSERT_EQ(0, tas_graph_info(self->fd, graph_id, info, 3, &done));
+	EXPECT_EQ(1U, done);
+	EXPECT_GE(info[1].started_ns, info[0].finished_ns);
+	EXPECT_GE(info[2].started_ns, info[1].finished_ns);
+	/* The point did not wait for the whole graph. */
+	EXPECT_GT(info[2].finished_ns, woken);
+
+	tas_syncobj_destroy(self->fd, syncobj);
+	tas_syncobj_destroy(self->fd, timeline);
+}
+
+/*
+ * A node that runs longer than the job timeout fails with -ETIMEDOUT; its
+ * successor does not run and inherits the error; an independent node
+ * completes; the whole-graph signal carries the error, the signal of the
+ * independent node does not.
+ */
+TEST_F(tas, error_timeout_propagates)
+{
+	struct drm_tas_node_info info[3];
+	struct drm_tas_node nodes[3];
+	struct drm_tas_sync signals[2];
+	struct drm_tas_edge edge;
+	__u64 timeout = 0, max_duration = 0, graph_id;
+	__u32 graph_sig, node_sig, done = 0;
+	int status = 0;
+
+	ASSERT_EQ(0, tas_get_param(self->fd, DRM_TAS_PARAM_JOB_TIMEOUT_NS, 0,
+				   &timeout));
+	ASSERT_EQ(0, tas_get_param(self->fd, DRM_TAS_PARAM_MAX_DURATION_NS, 0,
+				   &max_duration));
+	if (!timeout || timeout > 2 * TAS_NSEC_PER_SEC)
+		SKIP(return, "job timeout of %llu ns, more than 2 s",
+		     (unsigned long long)timeout);
+	if (max_duration <= timeout)
+		SKIP(return, "no duration above the job timeout");
+
+	ASSERT_EQ(0, tas_syncobj_create(self->fd, 0, &graph_sig));
+	ASSERT_EQ(0, tas_syncobj_create(self->fd, 0, &node_sig));
+
+	tas_node_init(&nodes[0], 0, DRM_TAS_OP_NOP,
+		      timeout * 2 < max_duration ? timeout * 2 : max_duration);
+	tas_node_init(&nodes[1], 0, DRM_TAS_OP_NOP, TAS_NSEC_PER_MSEC);
+	tas_node_init(&nodes[2], 1 % self->num_rings, DRM_TAS_OP_NOP,
+		      TAS_NSEC_PER_MSEC);
+	tas_edge_init(&edge, 0, 1);
+	tas_sync_init(&signals[0], graph_sig, DRM_TAS_NODE_GRAPH, 0);
+	tas_sync_init(&signals[1], node_sig, 2, 0);
+
+	ASSERT_EQ(0, tas_submit(self->fd, nodes, 3, &edge, 1, NULL, 0, signals,
+				2, &graph_id));
+	ASSERT_EQ(0, tas_syncobj_wait_graph(self->fd, graph_sig));
+	ASSERT_EQ(0, tas_graph_info(self->fd, graph_id, info, 3, &done));
+	EXPECT_EQ(1U, done);
+
+	EXPECT_EQ(-ETIMEDOUT, info[0].error);
+	EXPECT_NE(0ULL, info[0].started_ns);
+	EXPECT_NE(0ULL, info[0].finished_ns);
+
+	EXPECT_EQ(-ETIMEDOUT, info[1].error);
+	EXPECT_EQ(0ULL, info[1].started_ns);
+
+	EXPECT_EQ(0, info[2].error);
+	EXPECT_NE(0ULL, info[2].finished_ns);
+
+	ASSERT_EQ(0, tas_syncobj_fence_status(self->fd, graph_sig, &status));
+	EXPECT_EQ(-ETIMEDOUT, status);
+	ASSERT_EQ(0, tas_syncobj_fence_status(self->fd, node_sig, &status));
+	EXPECT_EQ(1, status);
+
+	tas_syncobj_destroy(self->fd, node_sig);
+	tas_syncobj_destroy(self->fd, graph_sig);
+}
+
+/*
+ * Closing a file with a large graph in flight neither hangs nor disturbs
+ * the other files.
+ */
+TEST_F(tas, close_with_graph_in_flight)
+{
+	struct drm_tas_node *nodes;
+	struct drm_tas_edge *edges;
+	struct drm_tas_sync signal;
+	__u64 max_nodes = 0, start;
+	__u32 i, count, syncobj;
+	int fd2;
+
+	ASSERT_EQ(0, tas_get_param(self->fd, DRM_TAS_PARAM_MAX_NODES, 0,
+				   &max_nodes));
+	count = max_nodes < 4096 ? max_nodes : 4096;
+	ASSERT_GT(count, self->num_rings);
+	nodes = calloc(count, sizeof(*nodes));
+	edges = calloc(count, sizeof(*edges));
+	ASSERT_NE(NULL, nodes);
+	ASSERT_NE(NULL, edges);
+
+	/* One chain of 1 ms NOPs per ring. */
+	for (i = 0; i < count; i++)
+		tas_node_init(&nodes[i], i % self->num_rings, DRM_TAS_OP_NOP,
+			      TAS_NSEC_PER_MSEC);
+	for (i = self->num_rings; i < count; i++)
+		tas_edge_init(&edges[i - self->num_rings],
+			      i - self->num_rings, i);
+
+	fd2 = tas_open_render_node();
+	ASSERT_LE(0, fd2);
+	ASSERT_EQ(0, tas_syncobj_create(fd2, 0, &syncobj));
+	tas_sync_init(&signal, syncobj, DRM_TAS_NODE_GRAPH, 0);
+	ASSERT_EQ(0, tas_submit(fd2, nodes, count, edges,
+				count - self->num_rings, NULL, 0, &signal, 1,
+				NULL));
+
+	start = tas_now_ns();
+	close(fd2);
+	EXPECT_LT(tas_now_ns() - start, TAS_WAIT_NS);
+
+	/* tas_run_nop() waits TAS_WAIT_NS at most. */
+	ASSERT_EQ(0, tas_run_nop(self->fd));
+
+	free(edges);
+	free(nodes);
 }
 
 TEST_HARNESS_MAIN

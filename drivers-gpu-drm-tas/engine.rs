@@ -1,0 +1,347 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! The virtual execution engine: rings that execute graph nodes.
+//!
+//! Each ring is a DRM GPU scheduler (through the Rust `drm::sched` abstraction) whose credit
+//! limit stands for the depth of the hardware queue, and a "hardware" FIFO of the nodes the
+//! scheduler has started. A work item per ring plays the GPU: it takes the node at the head of
+//! the FIFO, lets its simulated duration pass in chunks of at most [`CHUNK_NS`] (so that an
+//! aborted node stops within a chunk), performs the node's operation on the CPU and signals the
+//! node's hardware fence. The CPU that submitted the node is never blocked.
+//!
+//! Fence signalling critical path: [`NodeJob::run`] and [`NodeJob::timed_out`] only move
+//! pre-allocated objects around; the worker signals fences and touches buffers that were mapped
+//! at submit time, and does not allocate.
+
+use core::ptr;
+
+use kernel::{
+    bindings,
+    dma_fence::{
+        DriverFence,
+        Fence,
+        FenceAllocation,
+        FenceContext,
+        SignallingGuard, //
+    },
+    drm::{
+        gem::shmem::VMapOwned,
+        sched::{
+            JobImpl,
+            RunningJob,
+            Scheduler,
+            SchedulerOptions, //
+        },
+    },
+    new_spinlock,
+    new_work,
+    prelude::*,
+    sync::{
+        aref::ARef,
+        atomic::{
+            Atomic,
+            Relaxed, //
+        },
+        Arc,
+        SpinLock, //
+    },
+    time::{
+        delay::fsleep,
+        Delta, //
+    },
+    workqueue::{
+        self,
+        impl_has_work,
+        Work,
+        WorkItem, //
+    },
+};
+
+use crate::gem::TasObject;
+
+/// Longest stretch of simulated execution between two checks for an abort.
+pub(crate) const CHUNK_NS: u64 = 1_000_000;
+
+/// Names of the rings' schedulers and fence timelines.
+const RING_NAMES: [&CStr; crate::driver::MAX_RINGS as usize] = [
+    c"tas-ring0",
+    c"tas-ring1",
+    c"tas-ring2",
+    c"tas-ring3",
+    c"tas-ring4",
+    c"tas-ring5",
+    c"tas-ring6",
+    c"tas-ring7",
+    c"tas-ring8",
+    c"tas-ring9",
+    c"tas-ring10",
+    c"tas-ring11",
+    c"tas-ring12",
+    c"tas-ring13",
+    c"tas-ring14",
+    c"tas-ring15",
+];
+
+/// The current `CLOCK_MONOTONIC` time in nanoseconds, the clock of fence timestamps.
+pub(crate) fn now_ns() -> u64 {
+    // SAFETY: `ktime_get()` has no preconditions.
+    let t = unsafe { bindings::ktime_get() };
+    u64::try_from(t).unwrap_or(0)
+}
+
+/// A byte range of a buffer, mapped for the CPU that plays the ring.
+pub(crate) struct BufRange {
+    map: VMapOwned<TasObject>,
+    offset: usize,
+    size: usize,
+}
+
+impl BufRange {
+    /// Creates a range; `offset + size` must be within the object (checked by the caller).
+    pub(crate) fn new(map: VMapOwned<TasObject>, offset: usize, size: usize) -> Self {
+        Self { map, offset, size }
+    }
+
+    fn base(&self) -> *mut u8 {
+        use kernel::io::IoBase;
+        (&self.map).as_view().as_ptr().cast::<u8>()
+    }
+
+    fn word(&self, index: usize) -> u32 {
+        // SAFETY: `index * 4 + 4 <= size` is checked by every caller, and the range is within
+        // the mapping (checked at submit). The memory is shared with userspace mappings, so it is
+        // read as an unaligned plain value.
+        unsafe { ptr::read_unaligned(self.base().add(self.offset + index * 4).cast::<u32>()) }
+    }
+
+    fn set_word(&self, index: usize, value: u32) {
+        // SAFETY: As in `word()`.
+        unsafe {
+            ptr::write_unaligned(
+                self.base().add(self.offset + index * 4).cast::<u32>(),
+                value,
+            )
+        };
+    }
+
+    fn words(&self) -> usize {
+        self.size / 4
+    }
+}
+
+/// The operation of a node with its operands, validated at submit time.
+pub(crate) enum Op {
+    Nop,
+    Fill { dst: BufRange, value: u32 },
+    Copy { dst: BufRange, src: BufRange },
+    Add { dst: BufRange, a: BufRange, b: BufRange },
+    MatMul { dst: BufRange, a: BufRange, b: BufRange, m: usize, n: usize, k: usize },
+}
+
+impl Op {
+    fn execute(&self) {
+        match self {
+            Op::Nop => {}
+            Op::Fill { dst, value } => (0..dst.words()).for_each(|i| dst.set_word(i, *value)),
+            Op::Copy { dst, src } => {
+                // SAFETY: Both ranges are within their mappings and do not overlap (checked at
+                // submit).
+                unsafe {
+                    ptr::copy_nonoverlapping(
+                        src.base().add(src.offset),
+                        dst.base().add(dst.offset),
+                        dst.size,
+                    )
+                }
+            }
+            Op::Add { dst, a, b } => (0..dst.words())
+                .for_each(|i| dst.set_word(i, a.word(i).wrapping_add(b.word(i)))),
+            Op::MatMul { dst, a, b, m, n, k } => {
+                for row in 0..*m {
+                    for col in 0..*n {
+                        let mut acc = 0u32;
+                        for i in 0..*k {
+                            acc = acc
+                                .wrapping_add(a.word(row * k + i).wrapping_mul(b.word(i * n + col)));
+                        }
+                        dst.set_word(row * n + col, acc);
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// What a node needs while it runs, shared by its job, the ring and the graph record.
+#[pin_data]
+pub(crate) struct NodeExec {
+    pub(crate) ring: u32,
+    op: Op,
+    duration_ns: u64,
+    /// Set when the scheduler aborted the node (timeout) or its file went away.
+    aborted: Atomic<bool>,
+    /// The hardware fence while the node is on the ring.
+    #[pin]
+    fence: SpinLock<Option<DriverFence>>,
+    pub(crate) queued_ns: Atomic<u64>,
+    pub(crate) ready_ns: Atomic<u64>,
+    pub(crate) started_ns: Atomic<u64>,
+}
+
+impl NodeExec {
+    pub(crate) fn new(ring: u32, op: Op, duration_ns: u64) -> Result<Arc<Self>> {
+        Arc::pin_init(
+            pin_init!(Self {
+                ring,
+                op,
+                duration_ns,
+                aborted: Atomic::new(false),
+                fence <- new_spinlock!(None),
+                queued_ns: Atomic::new(0),
+                ready_ns: Atomic::new(0),
+                started_ns: Atomic::new(0),
+            }),
+            GFP_KERNEL,
+        )
+    }
+
+    fn take_fence(&self) -> Option<DriverFence> {
+        self.fence.lock().take()
+    }
+}
+
+/// A ring of the virtual engine.
+#[pin_data]
+pub(crate) struct Ring {
+    pub(crate) index: u32,
+    pub(crate) sched: Scheduler<NodeJob>,
+    ctx: FenceContext,
+    /// Nodes started by the scheduler and not finished, in order; at most `depth` of them.
+    #[pin]
+    fifo: SpinLock<KVec<Arc<NodeExec>>>,
+    #[pin]
+    work: Work<Ring>,
+}
+
+impl_has_work! {
+    impl HasWork<Self> for Ring { self.work }
+}
+
+impl Ring {
+    /// Creates ring `index` with a queue `depth` nodes deep and a job timeout.
+    pub(crate) fn new(index: u32, depth: u32, timeout: Delta) -> Result<Arc<Self>> {
+        let name = RING_NAMES.get(index as usize).copied().ok_or(EINVAL)?;
+        let mut opts = SchedulerOptions::new(name, depth);
+        opts.timeout = Some(timeout);
+        let sched = Scheduler::new(opts)?;
+        let fifo = KVec::with_capacity(depth as usize, GFP_KERNEL)?;
+        Arc::pin_init(
+            pin_init!(Self {
+                index,
+                sched,
+                ctx: FenceContext::new(c"tas", name),
+                fifo <- new_spinlock!(fifo),
+                work <- new_work!("tas::Ring::work"),
+            }),
+            GFP_KERNEL,
+        )
+    }
+
+    /// Executes the nodes on the FIFO until it is empty.
+    fn process(&self) {
+        loop {
+            let Some(node) = self.fifo.lock().first().cloned() else {
+                return;
+            };
+            node.started_ns.store(now_ns(), Relaxed);
+            let mut left = node.duration_ns;
+            while left > 0 && !node.aborted.load(Relaxed) {
+                let chunk = left.min(CHUNK_NS);
+                fsleep(Delta::from_nanos(i64::try_from(chunk).unwrap_or(i64::MAX)));
+                left -= chunk;
+            }
+            // Off the FIFO before the fence signals: the scheduler starts the next node (and
+            // pushes it here) once the fence has returned the node's credit.
+            self.remove(&node);
+            let _guard = SignallingGuard::new();
+            if let Some(fence) = node.take_fence() {
+                node.op.execute();
+                fence.signal();
+            }
+        }
+    }
+
+    fn remove(&self, node: &Arc<NodeExec>) {
+        let mut fifo = self.fifo.lock();
+        if let Some(pos) = fifo.iter().position(|n| Arc::ptr_eq(n, node)) {
+            let _ = fifo.remove(pos);
+        }
+    }
+}
+
+impl WorkItem for Ring {
+    type Pointer = Arc<Ring>;
+
+    fn run(this: Arc<Ring>) {
+        this.process();
+    }
+}
+
+/// The driver data of a scheduler job: one graph node, or the completion of a whole graph.
+pub(crate) struct NodeJob {
+    pub(crate) ring: Arc<Ring>,
+    /// `None` for a graph completion job, which only gathers errors.
+    pub(crate) exec: Option<Arc<NodeExec>>,
+    /// The fences the node waits for, whose errors it inherits.
+    pub(crate) deps: KVec<ARef<Fence>>,
+    pub(crate) alloc: Option<FenceAllocation>,
+}
+
+impl JobImpl for NodeJob {
+    fn run(job: &mut RunningJob<'_, Self>) -> Result<Option<ARef<Fence>>> {
+        let mut ready = 0;
+        let mut error = None;
+        for dep in job.deps.iter() {
+            if let Some(ts) = dep.timestamp() {
+                ready = ready.max(ts);
+            }
+            if error.is_none() {
+                error = dep.error();
+            }
+        }
+        let Some(exec) = job.exec.clone() else {
+            // Graph completion: done now, with the first error of the graph.
+            return error.map_or(Ok(None), Err);
+        };
+        // Ready when the last dependency signalled, or when queued if that was later.
+        exec.ready_ns.store(ready.max(exec.queued_ns.load(Relaxed)), Relaxed);
+        // A node whose dependency failed does not run and completes with that error.
+        if let Some(error) = error {
+            return Err(error);
+        }
+        let alloc = job.alloc.take().ok_or(EINVAL)?;
+        let ring = job.ring.clone();
+        let fence = ring.ctx.init_fence(alloc, ());
+        let hw = fence.fence().clone();
+        *exec.fence.lock() = Some(fence);
+        ring.fifo
+            .lock()
+            .push_within_capacity(exec)
+            .map_err(|_| EBUSY)?;
+        // Enqueueing fails only while the work is queued and not yet running, in which case it
+        // will find the node.
+        let _ = workqueue::system_long().enqueue(ring);
+        Ok(Some(hw))
+    }
+
+    fn timed_out(job: &mut RunningJob<'_, Self>) {
+        if let Some(exec) = &job.exec {
+            // The worker stops within a chunk and skips the operation.
+            exec.aborted.store(true, Relaxed);
+            job.ring.remove(exec);
+            if let Some(fence) = exec.take_fence() {
+                fence.signal_with_error(ETIMEDOUT);
+            }
+        }
+    }
+}

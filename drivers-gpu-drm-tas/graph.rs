@@ -1,0 +1,531 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! Whole-graph submission: validation of `DRM_IOCTL_TAS_SUBMIT_GRAPH` and dispatch of the nodes
+//! into the rings' scheduler entities.
+//!
+//! Everything that can fail happens before the first job is pushed: copying and checking the
+//! arrays, looking up buffers and syncobjs, mapping buffers, detecting cycles (Kahn's algorithm,
+//! O(V + E) after an O(E log E) duplicate check), allocating the jobs and their hardware fences,
+//! adding their dependencies, and pre-allocating timeline chain nodes. Then every job is armed and
+//! pushed in topological order, and the signal points are installed, none of which can fail.
+//!
+//! This is the stock dispatch: each node is pushed into the FIFO entity of its ring as soon as
+//! the graph is submitted, and the scheduler starts it when its dependencies have signalled.
+
+use core::{
+    mem::{
+        size_of,
+        MaybeUninit, //
+    },
+    slice,
+};
+
+use kernel::{
+    dma_fence::{
+        Fence,
+        FenceAllocation,
+        FenceChain, //
+    },
+    drm::{
+        self,
+        gem::BaseObject,
+        sched::{
+            Armed,
+            Entity,
+            Job, //
+        },
+        syncobj::{
+            SyncObj,
+            SyncPoint, //
+        },
+    },
+    prelude::*,
+    sync::{
+        aref::ARef,
+        atomic::Relaxed,
+        Arc, //
+    },
+    uaccess::{
+        UserPtr,
+        UserSlice,
+        UserSliceReader, //
+    },
+    uapi,
+};
+
+use crate::{
+    driver::{
+        TasDevice,
+        MAX_DURATION_NS,
+        MAX_EDGES,
+        MAX_NODES,
+        MAX_SIGNALS,
+        MAX_STRIDE,
+        MAX_WAITS, //
+    },
+    engine::{
+        now_ns,
+        BufRange,
+        NodeExec,
+        NodeJob,
+        Op, //
+    },
+    file::File,
+    gem::Bo,
+};
+
+/// Largest dimension of a `DRM_TAS_OP_MATMUL` matrix.
+const MAX_MATMUL_DIM: u64 = 256;
+
+/// The result of a submitted node, kept for `GRAPH_INFO`.
+pub(crate) struct NodeRecord {
+    pub(crate) exec: Arc<NodeExec>,
+    pub(crate) finished: ARef<Fence>,
+}
+
+/// The nodes of a submitted graph, kept for `GRAPH_INFO`.
+pub(crate) struct GraphRecord {
+    pub(crate) nodes: KVec<NodeRecord>,
+}
+
+/// Checks the header of a user array of `T`; returns its element count.
+fn check_array<T>(array: &uapi::drm_tas_array, max: u64) -> Result<usize> {
+    if array.count == 0 {
+        return if array.ptr == 0 && array.stride == 0 {
+            Ok(0)
+        } else {
+            Err(EINVAL)
+        };
+    }
+    if u64::from(array.count) > max {
+        return Err(E2BIG);
+    }
+    let size = u32::try_from(size_of::<T>()).map_err(|_| EINVAL)?;
+    if array.stride < size || array.stride > MAX_STRIDE {
+        return Err(EINVAL);
+    }
+    usize::try_from(array.count).map_err(|_| E2BIG)
+}
+
+/// Reads one `T` from `reader`.
+///
+/// # Safety
+///
+/// `T` must be a plain C structure of integers, valid for any bit pattern.
+unsafe fn read_raw<T>(reader: &mut UserSliceReader) -> Result<T> {
+    let mut value = MaybeUninit::<T>::uninit();
+    // SAFETY: The slice covers exactly the storage of `value`.
+    let bytes = unsafe {
+        slice::from_raw_parts_mut(value.as_mut_ptr().cast::<MaybeUninit<u8>>(), size_of::<T>())
+    };
+    reader.read_raw(bytes)?;
+    // SAFETY: All bytes were written, and any bit pattern is valid for `T`.
+    Ok(unsafe { value.assume_init() })
+}
+
+/// Copies a checked user array of `T` (see [`check_array`]); the bytes of each element beyond
+/// `T` must be zero.
+///
+/// # Safety
+///
+/// `T` must be a plain C structure of integers, valid for any bit pattern.
+unsafe fn read_array<T>(array: &uapi::drm_tas_array, count: usize) -> Result<KVec<T>> {
+    let mut out = KVec::with_capacity(count, GFP_KERNEL)?;
+    if count == 0 {
+        return Ok(out);
+    }
+    let stride = array.stride as usize;
+    let len = count.checked_mul(stride).ok_or(EINVAL)?;
+    let ptr = usize::try_from(array.ptr).map_err(|_| EFAULT)?;
+    let mut reader = UserSlice::new(UserPtr::from_addr(ptr), len).reader();
+    for _ in 0..count {
+        // SAFETY: Per the safety requirements of this function.
+        let value = unsafe { read_raw::<T>(&mut reader) }?;
+        let mut tail = stride - size_of::<T>();
+        while tail > 0 {
+            let mut chunk = [0u8; 64];
+            let n = tail.min(chunk.len());
+            reader.read_slice(&mut chunk[..n])?;
+            if chunk[..n].iter().any(|b| *b != 0) {
+                return Err(EINVAL);
+            }
+            tail -= n;
+        }
+        out.push(value, GFP_KERNEL)?;
+    }
+    Ok(out)
+}
+
+fn buf_is_zero(buf: &uapi::drm_tas_buf) -> bool {
+    buf.handle == 0 && buf.pad == 0 && buf.offset == 0 && buf.size == 0
+}
+
+/// Looks up, checks and maps the range `buf` of a node.
+fn buf_range(file: &drm::File<File>, buf: &uapi::drm_tas_buf) -> Result<(ARef<Bo>, BufRange)> {
+    if buf.pad != 0 || buf.size == 0 {
+        return Err(EINVAL);
+    }
+    let bo = Bo::lookup_handle(file, buf.handle)?;
+    let end = buf.offset.checked_add(buf.size).ok_or(EINVAL)?;
+    if end > bo.size() as u64 {
+        return Err(EINVAL);
+    }
+    let offset = usize::try_from(buf.offset).map_err(|_| EINVAL)?;
+    let size = usize::try_from(buf.size).map_err(|_| EINVAL)?;
+    let map = bo.owned_vmap()?;
+    Ok((bo, BufRange::new(map, offset, size)))
+}
+
+/// Checks a node and builds its operation.
+fn node_op(file: &drm::File<File>, node: &uapi::drm_tas_node) -> Result<Op> {
+    let [src0, src1] = &node.src;
+    let used = match node.op {
+        uapi::drm_tas_op_DRM_TAS_OP_NOP => 0,
+        uapi::drm_tas_op_DRM_TAS_OP_FILL => 1,
+        uapi::drm_tas_op_DRM_TAS_OP_COPY => 2,
+        uapi::drm_tas_op_DRM_TAS_OP_ADD | uapi::drm_tas_op_DRM_TAS_OP_MATMUL => 3,
+        _ => return Err(EINVAL),
+    };
+    // Ranges the operation does not use must be zero.
+    let mut unused = [&node.dst, src0, src1].into_iter().skip(used);
+    if !unused.all(buf_is_zero) {
+        return Err(EINVAL);
+    }
+    let imm_ok = match node.op {
+        uapi::drm_tas_op_DRM_TAS_OP_FILL => node.imm >> 32 == 0,
+        uapi::drm_tas_op_DRM_TAS_OP_MATMUL => node.imm >> 48 == 0,
+        _ => node.imm == 0,
+    };
+    if !imm_ok {
+        return Err(EINVAL);
+    }
+
+    Ok(match node.op {
+        uapi::drm_tas_op_DRM_TAS_OP_NOP => Op::Nop,
+        uapi::drm_tas_op_DRM_TAS_OP_FILL => {
+            if node.dst.size % 4 != 0 {
+                return Err(EINVAL);
+            }
+            let (_, dst) = buf_range(file, &node.dst)?;
+            Op::Fill {
+                dst,
+                value: node.imm as u32,
+            }
+        }
+        uapi::drm_tas_op_DRM_TAS_OP_COPY => {
+            if node.dst.size != src0.size {
+                return Err(EINVAL);
+            }
+            let (dst_bo, dst) = buf_range(file, &node.dst)?;
+            let (src_bo, src) = buf_range(file, src0)?;
+            let overlap = node.dst.offset < src0.offset + src0.size
+                && src0.offset < node.dst.offset + node.dst.size;
+            if core::ptr::eq(&*dst_bo, &*src_bo) && overlap {
+                return Err(EINVAL);
+            }
+            Op::Copy { dst, src }
+        }
+        uapi::drm_tas_op_DRM_TAS_OP_ADD => {
+            if node.dst.size % 4 != 0 || node.dst.size != src0.size || node.dst.size != src1.size
+            {
+                return Err(EINVAL);
+            }
+            let (_, dst) = buf_range(file, &node.dst)?;
+            let (_, a) = buf_range(file, src0)?;
+            let (_, b) = buf_range(file, src1)?;
+            Op::Add { dst, a, b }
+        }
+        _ => {
+            let (m, n, k) = (node.imm & 0xffff, (node.imm >> 16) & 0xffff, node.imm >> 32);
+            let dims = [m, n, k];
+            if dims.iter().any(|d| *d == 0 || *d > MAX_MATMUL_DIM)
+                || src0.size != 4 * m * k
+                || src1.size != 4 * k * n
+                || node.dst.size != 4 * m * n
+            {
+                return Err(EINVAL);
+            }
+            let (_, dst) = buf_range(file, &node.dst)?;
+            let (_, a) = buf_range(file, src0)?;
+            let (_, b) = buf_range(file, src1)?;
+            Op::MatMul {
+                dst,
+                a,
+                b,
+                m: m as usize,
+                n: n as usize,
+                k: k as usize,
+            }
+        }
+    })
+}
+
+/// Adjacency in compressed form: the neighbours of `v` are `list[start[v]..start[v + 1]]`.
+struct Csr {
+    start: KVec<u32>,
+    list: KVec<u32>,
+}
+
+impl Csr {
+    fn new(n: usize, edges: impl Iterator<Item = (u32, u32)> + Clone) -> Result<Self> {
+        let mut start = KVec::from_elem(0u32, n + 1, GFP_KERNEL)?;
+        for (from, _) in edges.clone() {
+            start[from as usize + 1] += 1;
+        }
+        for v in 0..n {
+            start[v + 1] += start[v];
+        }
+        let mut fill = KVec::with_capacity(n, GFP_KERNEL)?;
+        fill.extend_from_slice(&start[..n], GFP_KERNEL)?;
+        let mut list = KVec::from_elem(0u32, start[n] as usize, GFP_KERNEL)?;
+        for (from, to) in edges {
+            let slot = &mut fill[from as usize];
+            list[*slot as usize] = to;
+            *slot += 1;
+        }
+        Ok(Self { start, list })
+    }
+
+    fn of(&self, v: usize) -> &[u32] {
+        &self.list[self.start[v] as usize..self.start[v + 1] as usize]
+    }
+}
+
+/// Checks the edges; returns a topological order, and the predecessors and successors of every
+/// node.
+fn order(n: usize, edges: &[uapi::drm_tas_edge]) -> Result<(KVec<u32>, Csr, Csr)> {
+    let mut sorted = KVec::with_capacity(edges.len(), GFP_KERNEL)?;
+    for e in edges {
+        if e.from as usize >= n || e.to as usize >= n || e.from == e.to {
+            return Err(EINVAL);
+        }
+        sorted.push((e.from, e.to), GFP_KERNEL)?;
+    }
+    sorted.sort_unstable();
+    if sorted.windows(2).any(|w| w[0] == w[1]) {
+        return Err(EINVAL);
+    }
+
+    let succ = Csr::new(n, sorted.iter().copied())?;
+    let pred = Csr::new(n, sorted.iter().map(|&(from, to)| (to, from)))?;
+    let mut indegree = KVec::with_capacity(n, GFP_KERNEL)?;
+    for v in 0..n {
+        indegree.push(pred.of(v).len() as u32, GFP_KERNEL)?;
+    }
+    let mut topo = KVec::with_capacity(n, GFP_KERNEL)?;
+    for v in 0..n {
+        if indegree[v] == 0 {
+            topo.push(v as u32, GFP_KERNEL)?;
+        }
+    }
+    let mut head = 0;
+    while head < topo.len() {
+        let v = topo[head] as usize;
+        head += 1;
+        for &w in succ.of(v) {
+            indegree[w as usize] -= 1;
+            if indegree[w as usize] == 0 {
+                topo.push(w, GFP_KERNEL)?;
+            }
+        }
+    }
+    if topo.len() != n {
+        return Err(ELOOP);
+    }
+    Ok((topo, pred, succ))
+}
+
+/// A checked syncobj wait or signal.
+struct Sync {
+    node: Option<usize>,
+    syncobj: ARef<SyncObj>,
+    point: u64,
+}
+
+fn check_sync(file: &drm::File<File>, s: &uapi::drm_tas_sync, n: usize) -> Result<Sync> {
+    if s.flags != 0 || s.pad != 0 {
+        return Err(EINVAL);
+    }
+    let node = match s.node {
+        uapi::DRM_TAS_NODE_GRAPH => None,
+        node if (node as usize) < n => Some(node as usize),
+        _ => return Err(EINVAL),
+    };
+    Ok(Sync {
+        node,
+        syncobj: SyncObj::lookup(file, s.handle)?,
+        point: s.point,
+    })
+}
+
+/// Validates and dispatches a graph; returns its record.
+pub(crate) fn submit(
+    dev: &TasDevice,
+    file: &drm::File<File>,
+    entities: &[Pin<KBox<Entity<NodeJob>>>],
+    args: &uapi::drm_tas_submit_graph,
+) -> Result<GraphRecord> {
+    if args.extensions != 0 || args.flags != 0 || args.pad != 0 {
+        return Err(EINVAL);
+    }
+    if args.nodes.count == 0 {
+        return Err(EINVAL);
+    }
+    let n = check_array::<uapi::drm_tas_node>(&args.nodes, MAX_NODES)?;
+    let n_edges = check_array::<uapi::drm_tas_edge>(&args.edges, MAX_EDGES)?;
+    let n_waits = check_array::<uapi::drm_tas_sync>(&args.waits, MAX_WAITS)?;
+    let n_signals = check_array::<uapi::drm_tas_sync>(&args.signals, MAX_SIGNALS)?;
+
+    // SAFETY: The uAPI structures are plain integers.
+    let nodes = unsafe { read_array::<uapi::drm_tas_node>(&args.nodes, n) }?;
+    // SAFETY: As above.
+    let edges = unsafe { read_array::<uapi::drm_tas_edge>(&args.edges, n_edges) }?;
+    // SAFETY: As above.
+    let waits = unsafe { read_array::<uapi::drm_tas_sync>(&args.waits, n_waits) }?;
+    // SAFETY: As above.
+    let signals = unsafe { read_array::<uapi::drm_tas_sync>(&args.signals, n_signals) }?;
+
+    // Nodes: cheap checks of all of them first, then buffers.
+    for node in nodes.iter() {
+        if node.ring >= dev.num_rings
+            || node.class > uapi::drm_tas_class_DRM_TAS_CLASS_BATCH
+            || node.flags != 0
+            || node.pad != 0
+            || node.duration_ns > MAX_DURATION_NS
+        {
+            return Err(EINVAL);
+        }
+    }
+    let mut execs = KVec::with_capacity(n, GFP_KERNEL)?;
+    for node in nodes.iter() {
+        let op = node_op(file, node)?;
+        execs.push(NodeExec::new(node.ring, op, node.duration_ns)?, GFP_KERNEL)?;
+    }
+
+    let (topo, pred, succ) = order(n, &edges)?;
+
+    // Waits: resolved now; a point that is not submitted yet is rejected.
+    let mut wait_fences = KVec::with_capacity(n_waits, GFP_KERNEL)?;
+    for w in waits.iter() {
+        let w = check_sync(file, w, n)?;
+        match w.syncobj.fence_at(w.point)? {
+            SyncPoint::Submitted(fence) => wait_fences.push((w.node, fence), GFP_KERNEL)?,
+            SyncPoint::NotSubmitted => return Err(EINVAL),
+        }
+    }
+
+    // Signals: checked, and chain nodes allocated for timeline points.
+    let mut sigs = KVec::with_capacity(n_signals, GFP_KERNEL)?;
+    for s in signals.iter() {
+        let s = check_sync(file, s, n)?;
+        if s.point != 0 && s.point <= s.syncobj.last_point() {
+            return Err(EINVAL);
+        }
+        // Points of one syncobj are signalled in increasing order, each once.
+        let misordered = sigs.iter().any(|(o, _): &(Sync, Option<FenceChain>)| {
+            core::ptr::eq(&*o.syncobj, &*s.syncobj) && (s.point == 0 || o.point >= s.point)
+        });
+        if misordered {
+            return Err(EINVAL);
+        }
+        let chain = if s.point != 0 {
+            Some(FenceChain::new(GFP_KERNEL)?)
+        } else {
+            None
+        };
+        sigs.push((s, chain), GFP_KERNEL)?;
+    }
+    let graph_signal = sigs.iter().any(|(s, _)| s.node.is_none());
+
+    // Jobs, in topological order, each with its dependencies; armed as they are created so that
+    // their successors can depend on their finished fences.
+    let mut finished: KVec<Option<ARef<Fence>>> = KVec::from_elem(None, n, GFP_KERNEL)?;
+    let mut jobs: KVec<Job<'_, NodeJob, Armed>> = KVec::with_capacity(n + 1, GFP_KERNEL)?;
+    for &v in topo.iter() {
+        let v = v as usize;
+        let exec = &execs[v];
+        let ring = exec.ring as usize;
+        let mut deps = KVec::new();
+        for &p in pred.of(v) {
+            deps.push(finished[p as usize].clone().ok_or(EINVAL)?, GFP_KERNEL)?;
+        }
+        for (node, fence) in wait_fences.iter() {
+            if node.map_or(true, |node| node == v) {
+                deps.push(fence.clone(), GFP_KERNEL)?;
+            }
+        }
+        let data = NodeJob {
+            ring: dev.rings[ring].clone(),
+            exec: Some(exec.clone()),
+            deps,
+            alloc: Some(FenceAllocation::new(GFP_KERNEL)?),
+        };
+        let mut job = Job::new(&entities[ring], 1, data)?;
+        for i in 0..job.deps.len() {
+            let dep = job.deps[i].clone();
+            job.add_dependency(dep)?;
+        }
+        let job = job.arm();
+        finished[v] = Some(job.finished_fence());
+        jobs.push(job, GFP_KERNEL)?;
+    }
+    // The completion of the whole graph: a job without work after every sink node, which
+    // inherits the first error among them.
+    let mut graph_fence = None;
+    if graph_signal {
+        let mut deps = KVec::new();
+        for v in 0..n {
+            if succ.of(v).is_empty() {
+                deps.push(finished[v].clone().ok_or(EINVAL)?, GFP_KERNEL)?;
+            }
+        }
+        let data = NodeJob {
+            ring: dev.rings[0].clone(),
+            exec: None,
+            deps,
+            alloc: None,
+        };
+        let mut job = Job::new(&entities[0], 1, data)?;
+        for i in 0..job.deps.len() {
+            let dep = job.deps[i].clone();
+            job.add_dependency(dep)?;
+        }
+        let job = job.arm();
+        graph_fence = Some(job.finished_fence());
+        jobs.push(job, GFP_KERNEL)?;
+    }
+
+    let mut record = GraphRecord {
+        nodes: KVec::with_capacity(n, GFP_KERNEL)?,
+    };
+    for v in 0..n {
+        record.nodes.push(
+            NodeRecord {
+                exec: execs[v].clone(),
+                finished: finished[v].clone().ok_or(EINVAL)?,
+            },
+            GFP_KERNEL,
+        )?;
+    }
+
+    // Point of no return: nothing below fails.
+    let now = now_ns();
+    for job in jobs.drain_all() {
+        if let Some(exec) = &job.exec {
+            exec.queued_ns.store(now, Relaxed);
+        }
+        job.push();
+    }
+    for (s, chain) in sigs.drain_all() {
+        let fence: &Fence = match (s.node, &graph_fence) {
+            (Some(v), _) => &record.nodes[v].finished,
+            (None, Some(fence)) => fence,
+            (None, None) => continue,
+        };
+        match chain {
+            Some(chain) => s.syncobj.add_point(chain, fence, s.point),
+            None => s.syncobj.replace_fence(Some(fence)),
+        }
+    }
+    Ok(record)
+}
