@@ -195,8 +195,9 @@ impl File {
         if args.flags != 0 {
             return Err(EINVAL);
         }
+        let this = file.inner();
         let record = {
-            let graphs = file.inner().graphs.lock();
+            let graphs = this.graphs.lock();
             let found = graphs.list.iter().find(|(id, _)| *id == args.graph_id);
             found.map(|(_, record)| record.clone()).ok_or(ENOENT)?
         };

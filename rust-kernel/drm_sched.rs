@@ -936,7 +936,7 @@ mod tests {
 
         /// Drops the hardware fences of all running jobs, as a driver tearing down does.
         fn reset(&self) {
-            let running = core::mem::replace(&mut self.state.lock().running, KVec::new());
+            let running = core::mem::take(&mut self.state.lock().running);
             drop(running);
         }
 
