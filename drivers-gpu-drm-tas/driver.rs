@@ -67,6 +67,8 @@ pub(crate) struct TasData {
     pub(crate) job_timeout_ms: u32,
     /// The rings, `num_rings` of them.
     pub(crate) rings: KVec<Arc<Ring>>,
+    /// The ring that completes whole graphs; it executes no node.
+    pub(crate) graph_ring: Arc<Ring>,
 }
 
 const INFO: drm::DriverInfo = drm::DriverInfo {
@@ -87,6 +89,8 @@ impl drm::Driver for TasDriver {
 
     const INFO: drm::DriverInfo = INFO;
     const FEAT_RENDER: bool = true;
+    const FEAT_SYNCOBJ: bool = true;
+    const FEAT_SYNCOBJ_TIMELINE: bool = true;
 
     kernel::declare_drm_ioctls! {
         (TAS_GET_PARAM, drm_tas_get_param, ioctl::RENDER_ALLOW, File::get_param),

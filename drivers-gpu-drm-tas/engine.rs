@@ -33,8 +33,7 @@ use kernel::{
             SchedulerOptions, //
         },
     },
-    new_spinlock,
-    new_work,
+    new_spinlock, new_work,
     prelude::*,
     sync::{
         aref::ARef,
@@ -61,6 +60,9 @@ use crate::gem::TasObject;
 
 /// Longest stretch of simulated execution between two checks for an abort.
 pub(crate) const CHUNK_NS: u64 = 1_000_000;
+
+/// Name of the graph ring, which only completes graphs.
+const GRAPH_RING_NAME: &CStr = c"tas-graph";
 
 /// Names of the rings' schedulers and fence timelines.
 const RING_NAMES: [&CStr; crate::driver::MAX_RINGS as usize] = [
@@ -132,10 +134,27 @@ impl BufRange {
 /// The operation of a node with its operands, validated at submit time.
 pub(crate) enum Op {
     Nop,
-    Fill { dst: BufRange, value: u32 },
-    Copy { dst: BufRange, src: BufRange },
-    Add { dst: BufRange, a: BufRange, b: BufRange },
-    MatMul { dst: BufRange, a: BufRange, b: BufRange, m: usize, n: usize, k: usize },
+    Fill {
+        dst: BufRange,
+        value: u32,
+    },
+    Copy {
+        dst: BufRange,
+        src: BufRange,
+    },
+    Add {
+        dst: BufRange,
+        a: BufRange,
+        b: BufRange,
+    },
+    MatMul {
+        dst: BufRange,
+        a: BufRange,
+        b: BufRange,
+        m: usize,
+        n: usize,
+        k: usize,
+    },
 }
 
 impl Op {
@@ -154,15 +173,17 @@ impl Op {
                     )
                 }
             }
-            Op::Add { dst, a, b } => (0..dst.words())
-                .for_each(|i| dst.set_word(i, a.word(i).wrapping_add(b.word(i)))),
+            Op::Add { dst, a, b } => {
+                (0..dst.words()).for_each(|i| dst.set_word(i, a.word(i).wrapping_add(b.word(i))))
+            }
             Op::MatMul { dst, a, b, m, n, k } => {
                 for row in 0..*m {
                     for col in 0..*n {
                         let mut acc = 0u32;
                         for i in 0..*k {
-                            acc = acc
-                                .wrapping_add(a.word(row * k + i).wrapping_mul(b.word(i * n + col)));
+                            acc = acc.wrapping_add(
+                                a.word(row * k + i).wrapping_mul(b.word(i * n + col)),
+                            );
                         }
                         dst.set_word(row * n + col, acc);
                     }
@@ -178,6 +199,13 @@ pub(crate) struct NodeExec {
     pub(crate) ring: u32,
     op: Op,
     duration_ns: u64,
+    /// The fences the node waits for, whose errors it inherits.
+    ///
+    /// The scheduler does not wait for every one of them to signal before it runs the node: a
+    /// dependency on an earlier job of the same ring only orders the two (the ring executes in
+    /// order). They have all signalled when the node reaches the head of its ring's FIFO, which
+    /// is where they are looked at.
+    deps: KVec<ARef<Fence>>,
     /// Set when the scheduler aborted the node (timeout) or its file went away.
     aborted: Atomic<bool>,
     /// The hardware fence while the node is on the ring.
@@ -189,12 +217,18 @@ pub(crate) struct NodeExec {
 }
 
 impl NodeExec {
-    pub(crate) fn new(ring: u32, op: Op, duration_ns: u64) -> Result<Arc<Self>> {
+    pub(crate) fn new(
+        ring: u32,
+        op: Op,
+        duration_ns: u64,
+        deps: KVec<ARef<Fence>>,
+    ) -> Result<Arc<Self>> {
         Arc::pin_init(
             pin_init!(Self {
                 ring,
                 op,
                 duration_ns,
+                deps,
                 aborted: Atomic::new(false),
                 fence <- new_spinlock!(None),
                 queued_ns: Atomic::new(0),
@@ -208,6 +242,26 @@ impl NodeExec {
     fn take_fence(&self) -> Option<DriverFence> {
         self.fence.lock().take()
     }
+
+    /// The time the last dependency signalled (at least the queue time) and the first error
+    /// among them.
+    fn ready(&self) -> (u64, Option<Error>) {
+        dep_state(&self.deps, self.queued_ns.load(Relaxed))
+    }
+}
+
+fn dep_state(deps: &[ARef<Fence>], queued: u64) -> (u64, Option<Error>) {
+    let mut ready = queued;
+    let mut error = None;
+    for dep in deps {
+        if let Some(ts) = dep.timestamp() {
+            ready = ready.max(ts);
+        }
+        if error.is_none() {
+            error = dep.error();
+        }
+    }
+    (ready, error)
 }
 
 /// A ring of the virtual engine.
@@ -231,8 +285,22 @@ impl Ring {
     /// Creates ring `index` with a queue `depth` nodes deep and a job timeout.
     pub(crate) fn new(index: u32, depth: u32, timeout: Delta) -> Result<Arc<Self>> {
         let name = RING_NAMES.get(index as usize).copied().ok_or(EINVAL)?;
+        Self::new_named(index, name, depth, Some(timeout))
+    }
+
+    /// Creates the graph ring, which completes graphs and executes no node.
+    pub(crate) fn new_graph(index: u32) -> Result<Arc<Self>> {
+        Self::new_named(index, GRAPH_RING_NAME, crate::driver::MAX_RING_DEPTH, None)
+    }
+
+    fn new_named(
+        index: u32,
+        name: &'static CStr,
+        depth: u32,
+        timeout: Option<Delta>,
+    ) -> Result<Arc<Self>> {
         let mut opts = SchedulerOptions::new(name, depth);
-        opts.timeout = Some(timeout);
+        opts.timeout = timeout;
         let sched = Scheduler::new(opts)?;
         let fifo = KVec::with_capacity(depth as usize, GFP_KERNEL)?;
         Arc::pin_init(
@@ -253,6 +321,16 @@ impl Ring {
             let Some(node) = self.fifo.lock().first().cloned() else {
                 return;
             };
+            let (ready, error) = node.ready();
+            node.ready_ns.store(ready, Relaxed);
+            if let Some(error) = error {
+                // A dependency failed: the node does not run and carries the error on.
+                self.remove(&node);
+                if let Some(fence) = node.take_fence() {
+                    fence.signal_with_error(error);
+                }
+                continue;
+            }
             node.started_ns.store(now_ns(), Relaxed);
             let mut left = node.duration_ns;
             while left > 0 && !node.aborted.load(Relaxed) {
@@ -288,40 +366,29 @@ impl WorkItem for Ring {
 }
 
 /// The driver data of a scheduler job: one graph node, or the completion of a whole graph.
-pub(crate) struct NodeJob {
-    pub(crate) ring: Arc<Ring>,
-    /// `None` for a graph completion job, which only gathers errors.
-    pub(crate) exec: Option<Arc<NodeExec>>,
-    /// The fences the node waits for, whose errors it inherits.
-    pub(crate) deps: KVec<ARef<Fence>>,
-    pub(crate) alloc: Option<FenceAllocation>,
+pub(crate) enum NodeJob {
+    /// A node, executed by its ring.
+    Node {
+        ring: Arc<Ring>,
+        exec: Arc<NodeExec>,
+        alloc: Option<FenceAllocation>,
+    },
+    /// The completion of a graph: runs on the graph ring, which executes nothing, once the sink
+    /// nodes of the graph (all on other schedulers, so fully waited for) have finished, and
+    /// completes with the first error among them.
+    Graph { deps: KVec<ARef<Fence>> },
 }
 
 impl JobImpl for NodeJob {
     fn run(job: &mut RunningJob<'_, Self>) -> Result<Option<ARef<Fence>>> {
-        let mut ready = 0;
-        let mut error = None;
-        for dep in job.deps.iter() {
-            if let Some(ts) = dep.timestamp() {
-                ready = ready.max(ts);
+        let (ring, exec, alloc) = match &mut **job {
+            NodeJob::Graph { deps } => {
+                let (_, error) = dep_state(deps, 0);
+                return error.map_or(Ok(None), Err);
             }
-            if error.is_none() {
-                error = dep.error();
-            }
-        }
-        let Some(exec) = job.exec.clone() else {
-            // Graph completion: done now, with the first error of the graph.
-            return error.map_or(Ok(None), Err);
+            NodeJob::Node { ring, exec, alloc } => (ring.clone(), exec.clone(), alloc.take()),
         };
-        // Ready when the last dependency signalled, or when queued if that was later.
-        exec.ready_ns.store(ready.max(exec.queued_ns.load(Relaxed)), Relaxed);
-        // A node whose dependency failed does not run and completes with that error.
-        if let Some(error) = error {
-            return Err(error);
-        }
-        let alloc = job.alloc.take().ok_or(EINVAL)?;
-        let ring = job.ring.clone();
-        let fence = ring.ctx.init_fence(alloc, ());
+        let fence = ring.ctx.init_fence(alloc.ok_or(EINVAL)?, ());
         let hw = fence.fence().clone();
         *exec.fence.lock() = Some(fence);
         ring.fifo
@@ -335,10 +402,10 @@ impl JobImpl for NodeJob {
     }
 
     fn timed_out(job: &mut RunningJob<'_, Self>) {
-        if let Some(exec) = &job.exec {
+        if let NodeJob::Node { ring, exec, .. } = &**job {
             // The worker stops within a chunk and skips the operation.
             exec.aborted.store(true, Relaxed);
-            job.ring.remove(exec);
+            ring.remove(exec);
             if let Some(fence) = exec.take_fence() {
                 fence.signal_with_error(ETIMEDOUT);
             }

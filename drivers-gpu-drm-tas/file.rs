@@ -73,6 +73,7 @@ struct Graphs {
 #[pin_data]
 pub(crate) struct File {
     entities: KVec<Pin<KBox<Entity<NodeJob>>>>,
+    graph_entity: Pin<KBox<Entity<NodeJob>>>,
     #[pin]
     graphs: Mutex<Graphs>,
 }
@@ -88,10 +89,15 @@ impl drm::file::DriverFile for File {
                 GFP_KERNEL,
             )?;
         }
+        let graph_entity = KBox::pin_init(
+            Entity::new(&dev.graph_ring.sched, Priority::Normal),
+            GFP_KERNEL,
+        )?;
         let list = KVec::with_capacity(GRAPH_HISTORY, GFP_KERNEL)?;
         KBox::pin_init(
             try_pin_init!(Self {
                 entities,
+                graph_entity,
                 graphs <- new_mutex!(Graphs { next_id: 1, list }),
             }? Error),
             GFP_KERNEL,
@@ -174,13 +180,19 @@ impl File {
         // Submissions of one file are serialised, so that graph ids and syncobj points follow
         // submission order.
         let mut graphs = this.graphs.lock();
-        let record = Arc::new(graph::submit(dev, file, &this.entities, args)?, GFP_KERNEL)?;
+        let record = Arc::new(
+            graph::submit(dev, file, &this.entities, &this.graph_entity, args)?,
+            GFP_KERNEL,
+        )?;
         let id = graphs.next_id;
         graphs.next_id += 1;
         if graphs.list.len() == GRAPH_HISTORY {
             let _ = graphs.list.remove(0);
         }
-        graphs.list.push_within_capacity((id, record)).map_err(|_| ENOMEM)?;
+        graphs
+            .list
+            .push_within_capacity((id, record))
+            .map_err(|_| ENOMEM)?;
         args.graph_id = id;
         Ok(0)
     }
@@ -224,8 +236,9 @@ impl File {
                 ring: node.exec.ring,
             };
             // SAFETY: `drm_tas_node_info` is a plain structure of integers without padding.
-            let bytes =
-                unsafe { slice::from_raw_parts(core::ptr::from_ref(&info).cast::<u8>(), info_size) };
+            let bytes = unsafe {
+                slice::from_raw_parts(core::ptr::from_ref(&info).cast::<u8>(), info_size)
+            };
             let addr = i
                 .checked_mul(args.nodes.stride as usize)
                 .and_then(|off| base.checked_add(off))

@@ -35,6 +35,8 @@ pub(crate) type Bo = shmem::Object<TasObject>;
 
 /// Creates a zeroed buffer object of `size` bytes, rounded up to whole pages.
 pub(crate) fn create(dev: &TasDevice, size: usize) -> Result<ARef<Bo>> {
-    let size = size.checked_next_multiple_of(kernel::page::PAGE_SIZE).ok_or(EINVAL)?;
+    let size = size
+        .checked_next_multiple_of(kernel::page::PAGE_SIZE)
+        .ok_or(EINVAL)?;
     Bo::new(dev, size, shmem::ObjectConfig::default(), ())
 }

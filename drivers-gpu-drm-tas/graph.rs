@@ -226,8 +226,7 @@ fn node_op(file: &drm::File<File>, node: &uapi::drm_tas_node) -> Result<Op> {
             Op::Copy { dst, src }
         }
         uapi::drm_tas_op_DRM_TAS_OP_ADD => {
-            if node.dst.size % 4 != 0 || node.dst.size != src0.size || node.dst.size != src1.size
-            {
+            if node.dst.size % 4 != 0 || node.dst.size != src0.size || node.dst.size != src1.size {
                 return Err(EINVAL);
             }
             let (_, dst) = buf_range(file, &node.dst)?;
@@ -363,6 +362,7 @@ pub(crate) fn submit(
     dev: &TasDevice,
     file: &drm::File<File>,
     entities: &[Pin<KBox<Entity<NodeJob>>>],
+    graph_entity: &Entity<NodeJob>,
     args: &uapi::drm_tas_submit_graph,
 ) -> Result<GraphRecord> {
     if args.extensions != 0 || args.flags != 0 || args.pad != 0 {
@@ -396,10 +396,9 @@ pub(crate) fn submit(
             return Err(EINVAL);
         }
     }
-    let mut execs = KVec::with_capacity(n, GFP_KERNEL)?;
+    let mut ops = KVec::with_capacity(n, GFP_KERNEL)?;
     for node in nodes.iter() {
-        let op = node_op(file, node)?;
-        execs.push(NodeExec::new(node.ring, op, node.duration_ns)?, GFP_KERNEL)?;
+        ops.push(Some(node_op(file, node)?), GFP_KERNEL)?;
     }
 
     let (topo, pred, succ) = order(n, &edges)?;
@@ -440,37 +439,40 @@ pub(crate) fn submit(
     // Jobs, in topological order, each with its dependencies; armed as they are created so that
     // their successors can depend on their finished fences.
     let mut finished: KVec<Option<ARef<Fence>>> = KVec::from_elem(None, n, GFP_KERNEL)?;
+    let mut execs: KVec<Option<Arc<NodeExec>>> = KVec::from_elem(None, n, GFP_KERNEL)?;
     let mut jobs: KVec<Job<'_, NodeJob, Armed>> = KVec::with_capacity(n + 1, GFP_KERNEL)?;
     for &v in topo.iter() {
         let v = v as usize;
-        let exec = &execs[v];
-        let ring = exec.ring as usize;
+        let ring = nodes[v].ring as usize;
         let mut deps = KVec::new();
         for &p in pred.of(v) {
             deps.push(finished[p as usize].clone().ok_or(EINVAL)?, GFP_KERNEL)?;
         }
         for (node, fence) in wait_fences.iter() {
-            if node.map_or(true, |node| node == v) {
+            if node.is_none() || *node == Some(v) {
                 deps.push(fence.clone(), GFP_KERNEL)?;
             }
         }
-        let data = NodeJob {
+        let mut job_deps = KVec::with_capacity(deps.len(), GFP_KERNEL)?;
+        job_deps.extend_from_slice(&deps, GFP_KERNEL)?;
+        let op = ops[v].take().ok_or(EINVAL)?;
+        let exec = NodeExec::new(nodes[v].ring, op, nodes[v].duration_ns, deps)?;
+        let data = NodeJob::Node {
             ring: dev.rings[ring].clone(),
-            exec: Some(exec.clone()),
-            deps,
+            exec: exec.clone(),
             alloc: Some(FenceAllocation::new(GFP_KERNEL)?),
         };
         let mut job = Job::new(&entities[ring], 1, data)?;
-        for i in 0..job.deps.len() {
-            let dep = job.deps[i].clone();
+        for dep in job_deps {
             job.add_dependency(dep)?;
         }
         let job = job.arm();
         finished[v] = Some(job.finished_fence());
+        execs[v] = Some(exec);
         jobs.push(job, GFP_KERNEL)?;
     }
-    // The completion of the whole graph: a job without work after every sink node, which
-    // inherits the first error among them.
+    // The completion of the whole graph: a job without work on the graph ring, after every sink
+    // node, which inherits the first error among them.
     let mut graph_fence = None;
     if graph_signal {
         let mut deps = KVec::new();
@@ -479,15 +481,10 @@ pub(crate) fn submit(
                 deps.push(finished[v].clone().ok_or(EINVAL)?, GFP_KERNEL)?;
             }
         }
-        let data = NodeJob {
-            ring: dev.rings[0].clone(),
-            exec: None,
-            deps,
-            alloc: None,
-        };
-        let mut job = Job::new(&entities[0], 1, data)?;
-        for i in 0..job.deps.len() {
-            let dep = job.deps[i].clone();
+        let mut job_deps = KVec::with_capacity(deps.len(), GFP_KERNEL)?;
+        job_deps.extend_from_slice(&deps, GFP_KERNEL)?;
+        let mut job = Job::new(graph_entity, 1, NodeJob::Graph { deps })?;
+        for dep in job_deps {
             job.add_dependency(dep)?;
         }
         let job = job.arm();
@@ -501,7 +498,7 @@ pub(crate) fn submit(
     for v in 0..n {
         record.nodes.push(
             NodeRecord {
-                exec: execs[v].clone(),
+                exec: execs[v].clone().ok_or(EINVAL)?,
                 finished: finished[v].clone().ok_or(EINVAL)?,
             },
             GFP_KERNEL,
@@ -511,7 +508,7 @@ pub(crate) fn submit(
     // Point of no return: nothing below fails.
     let now = now_ns();
     for job in jobs.drain_all() {
-        if let Some(exec) = &job.exec {
+        if let NodeJob::Node { exec, .. } = &*job {
             exec.queued_ns.store(now, Relaxed);
         }
         job.push();

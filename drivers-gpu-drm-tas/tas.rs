@@ -45,11 +45,11 @@ module! {
         },
         ring_depth: u32 {
             default: 4,
-            description: "Nodes a ring executes at once, its scheduler's credit limit (1-64, default 4)",
+            description: "Nodes a ring runs at once, its credit limit (1-64, default 4)",
         },
         job_timeout_ms: u32 {
             default: 1000,
-            description: "Time after which a running node fails with -ETIMEDOUT (10-60000 ms, default 1000)",
+            description: "Running time after which a node fails (10-60000 ms, default 1000)",
         },
     },
 }
@@ -85,6 +85,8 @@ impl kernel::Module for TasModule {
             rings.push(Ring::new(index, ring_depth, timeout)?, GFP_KERNEL)?;
         }
 
+        let graph_ring = Ring::new_graph(num_rings)?;
+
         let faux = faux::Registration::new(c"tas", None)?;
 
         // SAFETY: `faux.as_ref()` points to the `struct faux_device` allocated by the faux bus,
@@ -94,12 +96,16 @@ impl kernel::Module for TasModule {
         // declared before `_faux` and hence dropped first; neither is ever forgotten.
         let fdev: &'static faux::Device<Bound> = unsafe { &*ptr::from_ref(faux.as_ref()) };
 
-        let drm = drm::UnregisteredDevice::<TasDriver>::new(fdev, Ok(TasData {
+        let drm = drm::UnregisteredDevice::<TasDriver>::new(
+            fdev,
+            Ok(TasData {
                 num_rings,
                 ring_depth,
                 job_timeout_ms,
                 rings,
-            }))?;
+                graph_ring,
+            }),
+        )?;
 
         // SAFETY: The registration is stored in `TasModule` and dropped when the module is
         // unloaded; it is never forgotten.

@@ -336,7 +336,9 @@ impl<T: JobImpl> Scheduler<T> {
             ops: &Self::OPS,
             // `Queue` is a transparent wrapper of `struct workqueue_struct`.
             submit_wq: opts.submit_wq.map_or(ptr::null_mut(), |wq| {
-                ptr::from_ref(wq).cast_mut().cast::<bindings::workqueue_struct>()
+                ptr::from_ref(wq)
+                    .cast_mut()
+                    .cast::<bindings::workqueue_struct>()
             }),
             timeout_wq: ptr::null_mut(),
             num_rqs: bindings::drm_sched_priority_DRM_SCHED_PRIORITY_COUNT as u32,
