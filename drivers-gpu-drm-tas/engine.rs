@@ -16,7 +16,7 @@
 use core::ptr;
 
 use kernel::{
-    bindings,
+    bindings, device,
     dma_fence::{
         DriverFence,
         Fence,
@@ -283,23 +283,35 @@ impl_has_work! {
 
 impl Ring {
     /// Creates ring `index` with a queue `depth` nodes deep and a job timeout.
-    pub(crate) fn new(index: u32, depth: u32, timeout: Delta) -> Result<Arc<Self>> {
+    pub(crate) fn new(
+        dev: &device::Device,
+        index: u32,
+        depth: u32,
+        timeout: Delta,
+    ) -> Result<Arc<Self>> {
         let name = RING_NAMES.get(index as usize).copied().ok_or(EINVAL)?;
-        Self::new_named(index, name, depth, Some(timeout))
+        Self::new_named(dev, index, name, depth, Some(timeout))
     }
 
     /// Creates the graph ring, which completes graphs and executes no node.
-    pub(crate) fn new_graph(index: u32) -> Result<Arc<Self>> {
-        Self::new_named(index, GRAPH_RING_NAME, crate::driver::MAX_RING_DEPTH, None)
+    pub(crate) fn new_graph(dev: &device::Device, index: u32) -> Result<Arc<Self>> {
+        Self::new_named(
+            dev,
+            index,
+            GRAPH_RING_NAME,
+            crate::driver::MAX_RING_DEPTH,
+            None,
+        )
     }
 
     fn new_named(
+        dev: &device::Device,
         index: u32,
         name: &'static CStr,
         depth: u32,
         timeout: Option<Delta>,
     ) -> Result<Arc<Self>> {
-        let mut opts = SchedulerOptions::new(name, depth);
+        let mut opts = SchedulerOptions::new(dev, name, depth);
         opts.timeout = timeout;
         let sched = Scheduler::new(opts)?;
         let fifo = KVec::with_capacity(depth as usize, GFP_KERNEL)?;

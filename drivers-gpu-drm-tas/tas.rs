@@ -9,7 +9,10 @@
 use core::ptr;
 
 use kernel::{
-    device::Bound,
+    device::{
+        self,
+        Bound, //
+    },
     drm,
     faux,
     prelude::*,
@@ -79,14 +82,6 @@ impl kernel::Module for TasModule {
             pr_err!("job_timeout_ms must be between 10 and 60000, not {job_timeout_ms}\n");
             return Err(EINVAL);
         }
-        let mut rings = KVec::with_capacity(num_rings as usize, GFP_KERNEL)?;
-        for index in 0..num_rings {
-            let timeout = Delta::from_millis(job_timeout_ms.into());
-            rings.push(Ring::new(index, ring_depth, timeout)?, GFP_KERNEL)?;
-        }
-
-        let graph_ring = Ring::new_graph(num_rings)?;
-
         let faux = faux::Registration::new(c"tas", None)?;
 
         // SAFETY: `faux.as_ref()` points to the `struct faux_device` allocated by the faux bus,
@@ -95,6 +90,16 @@ impl kernel::Module for TasModule {
         // `'static` lifetime is only kept by the DRM registration in `TasModule::_drm`, which is
         // declared before `_faux` and hence dropped first; neither is ever forgotten.
         let fdev: &'static faux::Device<Bound> = unsafe { &*ptr::from_ref(faux.as_ref()) };
+
+        // The rings' schedulers name the device in messages and trace events and hold a
+        // reference to it.
+        let dev: &device::Device = fdev.as_ref();
+        let mut rings = KVec::with_capacity(num_rings as usize, GFP_KERNEL)?;
+        for index in 0..num_rings {
+            let timeout = Delta::from_millis(job_timeout_ms.into());
+            rings.push(Ring::new(dev, index, ring_depth, timeout)?, GFP_KERNEL)?;
+        }
+        let graph_ring = Ring::new_graph(dev, num_rings)?;
 
         let drm = drm::UnregisteredDevice::<TasDriver>::new(
             fdev,

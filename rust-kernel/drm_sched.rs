@@ -79,7 +79,9 @@
 //!     fn timed_out(_job: &mut RunningJob<'_, Self>) {}
 //! }
 //!
-//! let sched = Scheduler::<CpuJob>::new(SchedulerOptions::new(c"doc", 1))?;
+//! let faux = kernel::faux::Registration::new(c"rust_drm_sched_doc", None)?;
+//! let dev: &kernel::device::Device = faux.as_ref().as_ref();
+//! let sched = Scheduler::<CpuJob>::new(SchedulerOptions::new(dev, c"doc", 1))?;
 //! let entity = KBox::pin_init(Entity::new(&sched, Priority::Normal), GFP_KERNEL)?;
 //! let runs = Arc::new(Atomic::new(0), GFP_KERNEL)?;
 //!
@@ -201,20 +203,20 @@ pub struct SchedulerOptions {
     pub hang_limit: u32,
     /// Workqueue for running and freeing jobs; `None` allocates an ordered one for the scheduler.
     pub submit_wq: Option<&'static Queue>,
-    /// Device for messages.
-    pub dev: Option<ARef<device::Device>>,
+    /// The device of the ring, named in messages and in the scheduler's trace events.
+    pub dev: ARef<device::Device>,
 }
 
 impl SchedulerOptions {
-    /// Options with a name and a credit limit, and no timeout.
-    pub fn new(name: &'static CStr, credit_limit: u32) -> Self {
+    /// Options for a ring of `dev` with a name and a credit limit, and no timeout.
+    pub fn new(dev: &device::Device, name: &'static CStr, credit_limit: u32) -> Self {
         Self {
             name,
             credit_limit,
             timeout: None,
             hang_limit: 0,
             submit_wq: None,
-            dev: None,
+            dev: dev.into(),
         }
     }
 }
@@ -233,7 +235,7 @@ struct SchedCore {
     idle: Completion,
     jobs: Atomic<usize>,
     credit_limit: u32,
-    dev: Option<ARef<device::Device>>,
+    dev: ARef<device::Device>,
     #[pin]
     sched: Opaque<bindings::drm_gpu_scheduler>,
 }
@@ -328,10 +330,7 @@ impl<T: JobImpl> Scheduler<T> {
                 c_long::try_from(msecs_to_jiffies(msecs)).unwrap_or(c_long::MAX)
             }
         };
-        let dev_ptr = opts
-            .dev
-            .as_ref()
-            .map_or(ptr::null_mut(), |dev| dev.as_raw());
+        let dev_ptr = opts.dev.as_raw();
         let args = bindings::drm_sched_init_args {
             ops: &Self::OPS,
             // `Queue` is a transparent wrapper of `struct workqueue_struct`.
@@ -875,6 +874,7 @@ mod tests {
             FenceChain,
             FenceContext, //
         },
+        faux,
         new_spinlock,
         sync::SpinLock,
         time::delay::fsleep, //
@@ -1014,8 +1014,17 @@ mod tests {
         }
     }
 
-    fn sched(name: &'static CStr, credits: u32) -> Result<Scheduler<TestJob>> {
-        Scheduler::new(SchedulerOptions::new(name, credits))
+    /// A device for the schedulers of a test (they name it in messages and trace events).
+    fn device() -> Result<faux::Registration> {
+        faux::Registration::new(c"rust_drm_sched_test", None)
+    }
+
+    fn sched(
+        faux: &faux::Registration,
+        name: &'static CStr,
+        credits: u32,
+    ) -> Result<Scheduler<TestJob>> {
+        Scheduler::new(SchedulerOptions::new(faux.as_ref().as_ref(), name, credits))
     }
 
     fn entity(
@@ -1054,8 +1063,9 @@ mod tests {
 
     #[test]
     fn run_and_complete() -> Result {
+        let faux = device()?;
         let hw = Hw::new()?;
-        let sched = sched(c"t-run", 4)?;
+        let sched = sched(&faux, c"t-run", 4)?;
         let entity = entity(&sched, Priority::Normal)?;
 
         let (s0, f0) = push(&entity, &hw, 0, Mode::Instant, &[])?;
@@ -1083,8 +1093,9 @@ mod tests {
 
     #[test]
     fn invalid_credits() -> Result {
+        let faux = device()?;
         let hw = Hw::new()?;
-        let sched = sched(c"t-credits-inval", 2)?;
+        let sched = sched(&faux, c"t-credits-inval", 2)?;
         let entity = entity(&sched, Priority::Normal)?;
         assert_eq!(
             Job::new(&entity, 0, TestJob::new(&hw, 0, Mode::Instant)?).err(),
@@ -1095,7 +1106,8 @@ mod tests {
             Some(EINVAL)
         );
         assert_eq!(
-            Scheduler::<TestJob>::new(SchedulerOptions::new(c"t-zero", 0)).err(),
+            Scheduler::<TestJob>::new(SchedulerOptions::new(faux.as_ref().as_ref(), c"t-zero", 0))
+                .err(),
             Some(EINVAL)
         );
         drop(entity);
@@ -1106,9 +1118,10 @@ mod tests {
 
     #[test]
     fn dependency_across_schedulers() -> Result {
+        let faux = device()?;
         let hw = Hw::new()?;
-        let sched_a = sched(c"t-dep-a", 4)?;
-        let sched_b = sched(c"t-dep-b", 4)?;
+        let sched_a = sched(&faux, c"t-dep-a", 4)?;
+        let sched_b = sched(&faux, c"t-dep-b", 4)?;
         let entity_a = entity(&sched_a, Priority::Normal)?;
         let entity_b = entity(&sched_b, Priority::Normal)?;
 
@@ -1127,8 +1140,9 @@ mod tests {
 
     #[test]
     fn syncobj_dependency() -> Result {
+        let faux = device()?;
         let hw = Hw::new()?;
-        let sched = sched(c"t-syncobj", 4)?;
+        let sched = sched(&faux, c"t-syncobj", 4)?;
         let entity = entity(&sched, Priority::Normal)?;
         let ctx = FenceContext::new(c"rust_drm_sched_test", c"timeline");
         let timeline = SyncObj::new(false, None)?;
@@ -1157,8 +1171,9 @@ mod tests {
 
     #[test]
     fn credits_limit_concurrency() -> Result {
+        let faux = device()?;
         let hw = Hw::new()?;
-        let sched = sched(c"t-credits", 2)?;
+        let sched = sched(&faux, c"t-credits", 2)?;
         let entity = entity(&sched, Priority::Normal)?;
 
         let mut jobs = KVec::new();
@@ -1190,8 +1205,9 @@ mod tests {
 
     #[test]
     fn timeout_handler() -> Result {
+        let faux = device()?;
         let hw = Hw::new()?;
-        let mut opts = SchedulerOptions::new(c"t-timeout", 2);
+        let mut opts = SchedulerOptions::new(faux.as_ref().as_ref(), c"t-timeout", 2);
         opts.timeout = Some(Delta::from_millis(20));
         let sched = Scheduler::<TestJob>::new(opts)?;
         let entity = entity(&sched, Priority::Normal)?;
@@ -1214,8 +1230,9 @@ mod tests {
 
     #[test]
     fn priorities() -> Result {
+        let faux = device()?;
         let hw = Hw::new()?;
-        let sched = sched(c"t-prio", 1)?;
+        let sched = sched(&faux, c"t-prio", 1)?;
         let low = entity(&sched, Priority::Low)?;
         let high = entity(&sched, Priority::High)?;
 
@@ -1239,8 +1256,9 @@ mod tests {
 
     #[test]
     fn dropped_jobs() -> Result {
+        let faux = device()?;
         let hw = Hw::new()?;
-        let sched = sched(c"t-drop", 2)?;
+        let sched = sched(&faux, c"t-drop", 2)?;
         let entity = entity(&sched, Priority::Normal)?;
 
         // Dropped before arming: freed at once, never run.
@@ -1264,12 +1282,13 @@ mod tests {
 
     #[test]
     fn teardown_with_jobs() -> Result {
+        let faux = device()?;
         let hw = Hw::new()?;
         let gate_ctx = FenceContext::new(c"rust_drm_sched_test", c"gate");
         let gate = gate_ctx.new_fence((), GFP_KERNEL)?;
         let gate_fence = gate.fence().clone();
 
-        let sched = sched(c"t-teardown", 1)?;
+        let sched = sched(&faux, c"t-teardown", 1)?;
         let entity = entity(&sched, Priority::Normal)?;
         // One running job, one waiting for credits and one waiting for a dependency.
         let (s0, running) = push(&entity, &hw, 0, Mode::Hold, &[])?;

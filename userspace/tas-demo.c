@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * tas-demo: show what the TAS virtual DRM driver reports, then the
- * gpu_scheduler trace events recorded in tracefs with a per-job summary of
- * their latency fields (every field whose name ends in "_ns").
+ * tas-demo: show what the TAS virtual DRM driver reports, run a
+ * transformer-block-like graph through it and print its per-ring timelines
+ * and makespan, then the gpu_scheduler trace events recorded in tracefs with
+ * a per-job summary of their latency fields (every field whose name ends in
+ * "_ns").
  *
  * Built statically against the kernel's uAPI headers, no libdrm:
  *   cc -static -isystem $KOUT/usr/include -o tas-demo tas-demo.c
@@ -14,10 +16,12 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <drm/drm.h>
@@ -43,6 +47,12 @@ static const struct {
 	{ DRM_TAS_PARAM_MAX_EDGES, "MAX_EDGES" },
 	{ DRM_TAS_PARAM_MAX_WAITS, "MAX_WAITS" },
 	{ DRM_TAS_PARAM_MAX_SIGNALS, "MAX_SIGNALS" },
+	{ DRM_TAS_PARAM_OPS, "OPS" },
+	{ DRM_TAS_PARAM_MAX_BO_SIZE, "MAX_BO_SIZE" },
+	{ DRM_TAS_PARAM_MAX_DURATION_NS, "MAX_DURATION_NS" },
+	{ DRM_TAS_PARAM_JOB_TIMEOUT_NS, "JOB_TIMEOUT_NS" },
+	{ DRM_TAS_PARAM_RING_DEPTH, "RING_DEPTH" },
+	{ DRM_TAS_PARAM_MAX_STRIDE, "MAX_STRIDE" },
 };
 
 struct job {
@@ -302,12 +312,262 @@ static int show_trace(const char *path)
 	return 0;
 }
 
+/*
+ * A transformer block, forward pass, two micro-batches, tensor parallel over
+ * two compute rings: per micro-batch and shard an attention part (QKV
+ * projection, attention, output projection) and an MLP part (layer norm, up
+ * projection, activation, down projection), each followed by an
+ * all-reduce-like chain of steps on the communication ring, with the input
+ * and output copies and a weight prefetch on the copy ring. While one
+ * micro-batch is in its all-reduce, the other computes.
+ */
+#define DEMO_MAX_NODES		64
+#define DEMO_MAX_EDGES		128
+#define DEMO_MICRO_BATCHES	2
+#define DEMO_SHARDS		2
+#define DEMO_AR_STEPS		3
+#define DEMO_COLUMNS		60
+#define MSEC			1000000ULL
+
+enum { RING_COMPUTE0, RING_COMPUTE1, RING_COPY, RING_COMM, DEMO_RINGS };
+
+static const char * const demo_ring_names[DEMO_RINGS] = {
+	"compute0", "compute1", "copy", "comm",
+};
+
+struct demo_graph {
+	struct drm_tas_node nodes[DEMO_MAX_NODES];
+	struct drm_tas_edge edges[DEMO_MAX_EDGES];
+	char names[DEMO_MAX_NODES][24];
+	unsigned int ring[DEMO_MAX_NODES];
+	unsigned int n, e;
+	unsigned int num_rings;
+};
+
+static unsigned int demo_node(struct demo_graph *g, unsigned int ring,
+			      __u64 duration_ns, const char *name, int mb,
+			      int shard)
+{
+	struct drm_tas_node *node = &g->nodes[g->n];
+
+	memset(node, 0, sizeof(*node));
+	node->ring = ring % g->num_rings;
+	node->op = DRM_TAS_OP_NOP;
+	node->duration_ns = duration_ns;
+	g->ring[g->n] = ring;
+	if (shard >= 0)
+		snprintf(g->names[g->n], sizeof(g->names[0]), "%s.mb%d.s%d",
+			 name, mb, shard);
+	else if (mb >= 0)
+		snprintf(g->names[g->n], sizeof(g->names[0]), "%s.mb%d", name,
+			 mb);
+	else
+		snprintf(g->names[g->n], sizeof(g->names[0]), "%s", name);
+	return g->n++;
+}
+
+static void demo_edge(struct demo_graph *g, unsigned int from, unsigned int to)
+{
+	g->edges[g->e].from = from;
+	g->edges[g->e].to = to;
+	g->e++;
+}
+
+/* Adds an all-reduce-like chain after the given nodes; returns its last step. */
+static unsigned int demo_allreduce(struct demo_graph *g, const unsigned int *after,
+				   int mb, const char *name)
+{
+	unsigned int prev = 0, step;
+	int i, s;
+
+	for (i = 0; i < DEMO_AR_STEPS; i++) {
+		char n[16];
+
+		snprintf(n, sizeof(n), "%s%d", name, i);
+		step = demo_node(g, RING_COMM, 3 * MSEC / 2, n, mb, -1);
+		if (i == 0)
+			for (s = 0; s < DEMO_SHARDS; s++)
+				demo_edge(g, after[s], step);
+		else
+			demo_edge(g, prev, step);
+		prev = step;
+	}
+	return prev;
+}
+
+static void demo_build(struct demo_graph *g)
+{
+	unsigned int in, proj[DEMO_SHARDS], down[DEMO_SHARDS], ar, out, v;
+	int mb, s;
+
+	demo_node(g, RING_COPY, 8 * MSEC, "prefetch-w", -1, -1);
+	for (mb = 0; mb < DEMO_MICRO_BATCHES; mb++) {
+		in = demo_node(g, RING_COPY, 2 * MSEC, "h2d", mb, -1);
+		for (s = 0; s < DEMO_SHARDS; s++) {
+			v = demo_node(g, s, 4 * MSEC, "qkv", mb, s);
+			demo_edge(g, in, v);
+			demo_edge(g, v, demo_node(g, s, 6 * MSEC, "attn", mb, s));
+			proj[s] = demo_node(g, s, 3 * MSEC, "proj", mb, s);
+			demo_edge(g, g->n - 2, proj[s]);
+		}
+		ar = demo_allreduce(g, proj, mb, "ar-attn");
+		for (s = 0; s < DEMO_SHARDS; s++) {
+			v = demo_node(g, s, 1 * MSEC, "ln", mb, s);
+			demo_edge(g, ar, v);
+			demo_edge(g, v, demo_node(g, s, 6 * MSEC, "up", mb, s));
+			v = g->n - 1;
+			demo_edge(g, v, demo_node(g, s, 1 * MSEC, "act", mb, s));
+			down[s] = demo_node(g, s, 5 * MSEC, "down", mb, s);
+			demo_edge(g, g->n - 2, down[s]);
+		}
+		ar = demo_allreduce(g, down, mb, "ar-mlp");
+		out = demo_node(g, RING_COPY, 2 * MSEC, "d2h", mb, -1);
+		demo_edge(g, ar, out);
+	}
+}
+
+/* Longest path by duration, in ns; nodes are created in topological order. */
+static __u64 demo_critical_path(const struct demo_graph *g)
+{
+	__u64 finish[DEMO_MAX_NODES], best = 0;
+	unsigned int i, j;
+
+	for (i = 0; i < g->n; i++) {
+		__u64 start = 0;
+
+		for (j = 0; j < g->e; j++)
+			if (g->edges[j].to == i && finish[g->edges[j].from] > start)
+				start = finish[g->edges[j].from];
+		finish[i] = start + g->nodes[i].duration_ns;
+		if (finish[i] > best)
+			best = finish[i];
+	}
+	return best;
+}
+
+static int demo_syncobj_wait(int fd, __u32 handle)
+{
+	struct drm_syncobj_wait wait = {
+		.handles = (__u64)(uintptr_t)&handle,
+		.count_handles = 1,
+		.flags = DRM_SYNCOBJ_WAIT_FLAGS_WAIT_FOR_SUBMIT,
+	};
+	struct timespec now;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	wait.timeout_nsec = (now.tv_sec + 30) * 1000000000LL + now.tv_nsec;
+	return ioctl(fd, DRM_IOCTL_SYNCOBJ_WAIT, &wait) ? -errno : 0;
+}
+
+static int run_transformer(int fd)
+{
+	static struct drm_tas_node_info info[DEMO_MAX_NODES];
+	static struct demo_graph g;
+	struct drm_tas_get_param gp = { .param = DRM_TAS_PARAM_NUM_RINGS };
+	struct drm_syncobj_create create = { 0 };
+	struct drm_tas_submit_graph submit = { 0 };
+	struct drm_tas_graph_info gi = { 0 };
+	__u64 t0 = ~0ULL, t1 = 0, work = 0, cp, lower;
+	struct drm_tas_sync signal = { 0 };
+	unsigned int i, r, c;
+
+	if (ioctl(fd, DRM_IOCTL_TAS_GET_PARAM, &gp))
+		return -errno;
+	g.num_rings = gp.value < DEMO_RINGS ? gp.value : DEMO_RINGS;
+	demo_build(&g);
+
+	if (ioctl(fd, DRM_IOCTL_SYNCOBJ_CREATE, &create))
+		return -errno;
+	signal.handle = create.handle;
+	signal.node = DRM_TAS_NODE_GRAPH;
+	submit.nodes.ptr = (__u64)(uintptr_t)g.nodes;
+	submit.nodes.count = g.n;
+	submit.nodes.stride = sizeof(g.nodes[0]);
+	submit.edges.ptr = (__u64)(uintptr_t)g.edges;
+	submit.edges.count = g.e;
+	submit.edges.stride = sizeof(g.edges[0]);
+	submit.signals.ptr = (__u64)(uintptr_t)&signal;
+	submit.signals.count = 1;
+	submit.signals.stride = sizeof(signal);
+	if (ioctl(fd, DRM_IOCTL_TAS_SUBMIT_GRAPH, &submit))
+		return -errno;
+	if (demo_syncobj_wait(fd, create.handle))
+		return -ETIME;
+
+	gi.graph_id = submit.graph_id;
+	gi.nodes.ptr = (__u64)(uintptr_t)info;
+	gi.nodes.count = g.n;
+	gi.nodes.stride = sizeof(info[0]);
+	if (ioctl(fd, DRM_IOCTL_TAS_GRAPH_INFO, &gi))
+		return -errno;
+
+	for (i = 0; i < g.n; i++) {
+		if (info[i].queued_ns < t0)
+			t0 = info[i].queued_ns;
+		if (info[i].finished_ns > t1)
+			t1 = info[i].finished_ns;
+		work += g.nodes[i].duration_ns;
+	}
+	cp = demo_critical_path(&g);
+	lower = work / g.num_rings > cp ? work / g.num_rings : cp;
+
+	printf("\n== Transformer block: %u nodes, %u edges, %u rings, graph %llu, %s\n",
+	       g.n, g.e, g.num_rings, (unsigned long long)submit.graph_id,
+	       gi.done ? "done" : "NOT DONE");
+	printf("per-ring timelines (%d columns = %.1f ms):\n", DEMO_COLUMNS,
+	       (t1 - t0) / 1e6);
+	for (r = 0; r < g.num_rings; r++) {
+		char bar[DEMO_COLUMNS + 1];
+		__u64 busy = 0;
+
+		memset(bar, '.', DEMO_COLUMNS);
+		bar[DEMO_COLUMNS] = '\0';
+		for (i = 0; i < g.n; i++) {
+			__u64 a, b;
+
+			if (g.nodes[i].ring != r || !info[i].started_ns)
+				continue;
+			a = (info[i].started_ns - t0) * DEMO_COLUMNS / (t1 - t0);
+			b = (info[i].finished_ns - t0) * DEMO_COLUMNS / (t1 - t0);
+			for (c = a; c <= b && c < DEMO_COLUMNS; c++)
+				bar[c] = '#';
+			busy += info[i].finished_ns - info[i].started_ns;
+		}
+		printf("  ring %u %-8s |%s| busy %6.1f ms\n", r,
+		       r < DEMO_RINGS ? demo_ring_names[r] : "", bar, busy / 1e6);
+	}
+	printf("nodes (ms from submission: ready, start, end):\n");
+	for (i = 0; i < g.n; i++)
+		printf("  %-16s ring %u  ready %7.2f  start %7.2f  end %7.2f%s\n",
+		       g.names[i], g.nodes[i].ring,
+		       (info[i].ready_ns - t0) / 1e6,
+		       (info[i].started_ns - t0) / 1e6,
+		       (info[i].finished_ns - t0) / 1e6,
+		       info[i].error ? "  (error)" : "");
+	printf("makespan %.2f ms; critical path %.2f ms; work %.2f ms / %u rings = %.2f ms\n",
+	       (t1 - t0) / 1e6, cp / 1e6, work / 1e6, g.num_rings,
+	       work / 1e6 / g.num_rings);
+	printf("makespan / max(critical path, work / rings) = %.3f (stock FIFO-entity dispatch)\n",
+	       (double)(t1 - t0) / lower);
+	return gi.done ? 0 : -EBUSY;
+}
+
 int main(int argc, char **argv)
 {
-	int ret = 0;
+	char path[PATH_MAX], name[64], date[64], desc[64];
+	struct drm_version ver;
+	int ret = 0, err, fd;
 
 	if (show_device())
 		ret = 1;
+	fd = open_tas(path, sizeof(path), &ver, name, date, desc, sizeof(name));
+	err = fd < 0 ? -ENODEV : run_transformer(fd);
+	if (err) {
+		printf("transformer graph failed: %s\n", strerror(-err));
+		ret = 1;
+	}
+	if (fd >= 0)
+		close(fd);
 	if (show_trace(argc > 1 ? argv[1] : "/sys/kernel/tracing/trace"))
 		ret = 1;
 	return ret;
