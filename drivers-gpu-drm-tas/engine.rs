@@ -343,12 +343,18 @@ impl Ring {
                 }
                 continue;
             }
-            node.started_ns.store(now_ns(), Relaxed);
-            let mut left = node.duration_ns;
-            while left > 0 && !node.aborted.load(Relaxed) {
-                let chunk = left.min(CHUNK_NS);
+            let start = now_ns();
+            node.started_ns.store(start, Relaxed);
+            // Sleep towards the deadline, not chunk by chunk, so that the wake-up latency of
+            // each chunk does not add up.
+            let deadline = start.saturating_add(node.duration_ns);
+            loop {
+                let now = now_ns();
+                if now >= deadline || node.aborted.load(Relaxed) {
+                    break;
+                }
+                let chunk = (deadline - now).min(CHUNK_NS);
                 fsleep(Delta::from_nanos(i64::try_from(chunk).unwrap_or(i64::MAX)));
-                left -= chunk;
             }
             // Off the FIFO before the fence signals: the scheduler starts the next node (and
             // pushes it here) once the fence has returned the node's credit.
