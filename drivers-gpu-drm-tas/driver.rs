@@ -71,6 +71,18 @@ pub(crate) struct TasData {
     pub(crate) graph_ring: Arc<Ring>,
 }
 
+impl Drop for TasData {
+    fn drop(&mut self) {
+        // Every client is gone, so no node can be queued any more; let the rings' work items
+        // finish before the schedulers and the module's code go away. Dropping the rings then
+        // waits for the jobs that are still being freed.
+        for ring in self.rings.iter() {
+            ring.flush();
+        }
+        self.graph_ring.flush();
+    }
+}
+
 const INFO: drm::DriverInfo = drm::DriverInfo {
     major: 0,
     minor: 1,

@@ -367,6 +367,15 @@ impl Ring {
         }
     }
 
+    /// Waits until the work item of the ring is idle.
+    ///
+    /// The work item runs driver code after the fence of its last node has signalled; the device
+    /// waits for it before its data, and the module's code, can go away.
+    pub(crate) fn flush(&self) {
+        // SAFETY: `self.work` is an initialised work item that lives as long as `self`.
+        unsafe { bindings::flush_work(Work::raw_get(&self.work)) };
+    }
+
     fn remove(&self, node: &Arc<NodeExec>) {
         let mut fifo = self.fifo.lock();
         if let Some(pos) = fifo.iter().position(|n| Arc::ptr_eq(n, node)) {

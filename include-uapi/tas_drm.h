@@ -331,8 +331,11 @@ struct drm_tas_sync {
 	 * @node: [in] For a wait, the node that waits, or
 	 * %DRM_TAS_NODE_GRAPH for every node of the graph. For a signal, the
 	 * node whose completion signals the point, or %DRM_TAS_NODE_GRAPH for
-	 * the completion of the whole graph. A signal carries the error of the
-	 * node, or the first error of the graph.
+	 * the completion of the whole graph. A binary signal (point 0)
+	 * carries the error of the node, or the first error of the graph. A
+	 * timeline point does not: the dma_fence_chain node that represents
+	 * it never carries an error, so it reads as signalled without one;
+	 * &DRM_IOCTL_TAS_GRAPH_INFO reports the errors.
 	 */
 	__u32 node;
 

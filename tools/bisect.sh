@@ -15,9 +15,13 @@ n=$("$py" "$TAS_ROOT/tools/series.py" list | wc -l)
 build=$TAS_OUT/bisect
 mkdir -p "$build"
 
-# Symbols the series introduces: "config FOO" lines added by the series.
+# Symbols the series introduces that a user can set: "config FOO" lines added
+# by the series whose type has a prompt. Promptless symbols (e.g. the Rust
+# abstraction switches that drivers select) follow the options selecting them.
 new_syms=$(git -C "$TAS_TREE" diff "$("$py" "$TAS_ROOT/tools/series.py" commit 0)" series -- '*Kconfig*' |
-	sed -n 's/^+\(menu\)\?config \([A-Z0-9_]*\).*/\2/p' | sort -u)
+	awk '/^\+(menu)?config [A-Z0-9_]+/ { sym = $2; next }
+	     sym != "" && /^\+[ \t]+(bool|tristate)[ \t]+"/ { print sym; sym = ""; next }
+	     /^\+[ \t]+(bool|tristate)/ { sym = "" }' | sort -u)
 
 configure() { # $1: on|off
 	local sym opts=()
