@@ -18,6 +18,10 @@ fi
 kconfig=$(realpath "${1:-$TAS_ROOT/kunit/.kunitconfig}")
 build=$TAS_OUT/${2:-kunit}
 known_fail="drm_sched_scheduler_queue_overhead drm_sched_scheduler_ping_pong"
+# A configuration may add known upstream failures of its own, one test case
+# name per line, in <name>.known-failures next to <name>.kunitconfig.
+extra_known=${kconfig%.kunitconfig}.known-failures
+[ -f "$extra_known" ] || extra_known=/dev/null
 
 mkdir -p "$build"
 log=$build/kunit.log
@@ -46,10 +50,13 @@ python3 tools/testing/kunit/kunit.py run --arch=um --kunitconfig "$kconfig" \
 # The summary kunit.py printed.
 grep -E '^\[..:..:..\] (Testing complete|=+ \[(PASSED|FAILED|SKIPPED)\]|Elapsed time)' "$log" | tail -n 3 || true
 
-python3 - "$json" "$rc" "$log" $known_fail <<'EOP'
+python3 - "$json" "$rc" "$log" "$extra_known" $known_fail <<'EOP'
 import json, sys
 
-path, rc, log, known = sys.argv[1], int(sys.argv[2]), sys.argv[3], set(sys.argv[4:])
+path, rc, log, extra = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4]
+known = set(sys.argv[5:])
+with open(extra) as f:
+    known |= {l.strip() for l in f if l.strip() and not l.startswith("#")}
 try:
     with open(path) as f:
         data = json.load(f)
