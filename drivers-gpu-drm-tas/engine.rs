@@ -239,6 +239,11 @@ impl NodeExec {
         )
     }
 
+    /// The fences the node waits for.
+    pub(crate) fn deps(&self) -> &[ARef<Fence>] {
+        &self.deps
+    }
+
     fn take_fence(&self) -> Option<DriverFence> {
         self.fence.lock().take()
     }

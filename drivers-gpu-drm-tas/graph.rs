@@ -453,8 +453,6 @@ pub(crate) fn submit(
                 deps.push(fence.clone(), GFP_KERNEL)?;
             }
         }
-        let mut job_deps = KVec::with_capacity(deps.len(), GFP_KERNEL)?;
-        job_deps.extend_from_slice(&deps, GFP_KERNEL)?;
         let op = ops[v].take().ok_or(EINVAL)?;
         let exec = NodeExec::new(nodes[v].ring, op, nodes[v].duration_ns, deps)?;
         let data = NodeJob::Node {
@@ -463,8 +461,8 @@ pub(crate) fn submit(
             alloc: Some(FenceAllocation::new(GFP_KERNEL)?),
         };
         let mut job = Job::new(&entities[ring], 1, data)?;
-        for dep in job_deps {
-            job.add_dependency(dep)?;
+        for dep in exec.deps() {
+            job.add_dependency(dep.clone())?;
         }
         let job = job.arm();
         finished[v] = Some(job.finished_fence());

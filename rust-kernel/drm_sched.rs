@@ -139,6 +139,12 @@ use core::{
     }, //
 };
 
+/// Converts `timeout` to jiffies, rounding up and saturating; negative is zero.
+fn jiffies(timeout: Delta) -> c_long {
+    let msecs = u32::try_from(timeout.as_millis_ceil().max(0)).unwrap_or(u32::MAX);
+    c_long::try_from(msecs_to_jiffies(msecs)).unwrap_or(c_long::MAX)
+}
+
 /// The priority of an [`Entity`].
 ///
 /// The scheduler picks the next job from the entities of the highest priority that have one
@@ -323,13 +329,8 @@ impl<T: JobImpl> Scheduler<T> {
         if opts.credit_limit == 0 {
             return Err(EINVAL);
         }
-        let timeout = match opts.timeout {
-            None => c_long::MAX,
-            Some(timeout) => {
-                let msecs = u32::try_from(timeout.as_millis_ceil().max(1)).unwrap_or(u32::MAX);
-                c_long::try_from(msecs_to_jiffies(msecs)).unwrap_or(c_long::MAX)
-            }
-        };
+        // A timeout of zero jiffies would fire at once: at least one.
+        let timeout = opts.timeout.map_or(c_long::MAX, |t| jiffies(t).max(1));
         let dev_ptr = opts.dev.as_raw();
         let args = bindings::drm_sched_init_args {
             ops: &Self::OPS,
@@ -447,11 +448,10 @@ impl<T: JobImpl> Entity<T> {
     ///
     /// Returns whether the queue is empty. Must be called from a context that may sleep.
     pub fn flush(&self, timeout: Delta) -> bool {
-        let msecs = u32::try_from(timeout.as_millis_ceil().max(0)).unwrap_or(u32::MAX);
-        let jiffies = c_long::try_from(msecs_to_jiffies(msecs)).unwrap_or(c_long::MAX);
+        let timeout = jiffies(timeout);
         // SAFETY: The entity is initialised.
-        let left = unsafe { bindings::drm_sched_entity_flush(self.as_raw(), jiffies) };
-        left > 0 || jiffies == 0
+        let left = unsafe { bindings::drm_sched_entity_flush(self.as_raw(), timeout) };
+        left > 0 || timeout == 0
     }
 
     /// The error of the last job of the entity that completed with one, if any.

@@ -34,11 +34,7 @@
 #include <linux/sync_file.h>
 
 #include "kselftest_harness.h"
-
-#define TAS_DRIVER_NAME		"tas"
-
-#define TAS_NSEC_PER_MSEC	1000000ULL
-#define TAS_NSEC_PER_SEC	1000000000ULL
+#include "tas_common.h"
 
 /* The graph: TAS_KMS_NUM_NODES chained NOPs of TAS_KMS_NODE_NS each. */
 #define TAS_KMS_NUM_NODES	3
@@ -126,78 +122,10 @@ struct tas_kms_req {
 	int error;
 };
 
-static __u64 tas_now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (__u64)ts.tv_sec * TAS_NSEC_PER_SEC + ts.tv_nsec;
-}
-
 /* Milliseconds from @base to @t, negative if @t is earlier. */
 static long long tas_rel_ms(__u64 t, __u64 base)
 {
 	return ((long long)t - (long long)base) / (long long)TAS_NSEC_PER_MSEC;
-}
-
-/* Returns 0, or -errno. */
-static int tas_ioctl(int fd, unsigned long request, void *arg)
-{
-	int ret;
-
-	do {
-		ret = ioctl(fd, request, arg);
-	} while (ret == -1 && (errno == EINTR || errno == EAGAIN));
-
-	return ret ? -errno : 0;
-}
-
-static int tas_driver_is(int fd, const char *driver)
-{
-	char name[64] = { 0 };
-	struct drm_version v = {
-		.name_len = sizeof(name) - 1,
-		.name = name,
-	};
-
-	if (ioctl(fd, DRM_IOCTL_VERSION, &v))
-		return 0;
-	return v.name_len == strlen(driver) && !strcmp(name, driver);
-}
-
-/*
- * Returns an open fd of the first /dev/dri/<prefix>* node of driver
- * @driver, or -1 if there is none.
- */
-static int tas_open_node(const char *prefix, const char *driver)
-{
-	struct dirent *de;
-	DIR *dir;
-	int fd = -1;
-
-	dir = opendir("/dev/dri");
-	if (!dir)
-		return -1;
-
-	while ((de = readdir(dir))) {
-		char path[PATH_MAX];
-
-		if (strncmp(de->d_name, prefix, strlen(prefix)))
-			continue;
-		snprintf(path, sizeof(path), "/dev/dri/%s", de->d_name);
-		fd = open(path, O_RDWR | O_CLOEXEC);
-		if (fd < 0)
-			continue;
-		if (tas_driver_is(fd, driver)) {
-			ksft_print_msg("%s: using %s\n", driver, path);
-			break;
-		}
-		close(fd);
-		fd = -1;
-	}
-
-	closedir(dir);
-	return fd;
 }
 
 /*
@@ -784,7 +712,7 @@ FIXTURE_SETUP(tas_kms)
 	self->in_fence_fd = -1;
 	self->out_fence_fd = -1;
 
-	self->tas_fd = tas_open_node("renderD", TAS_DRIVER_NAME);
+	self->tas_fd = tas_open_render_node();
 	if (self->tas_fd < 0)
 		SKIP(return, "no tas render node (CONFIG_DRM_TAS not enabled?)");
 	self->card_fd = tas_open_node("card", variant->driver);

@@ -27,17 +27,13 @@
 #include <linux/sync_file.h>
 
 #include "kselftest_harness.h"
+#include "tas_common.h"
 
-#define TAS_DRIVER_NAME		"tas"
 #define TAS_UAPI_VERSION	2
 #define TAS_MAX_RINGS		16
 #define TAS_NUM_OPS		(DRM_TAS_OP_MATMUL + 1)
 #define TAS_NUM_CLASSES		(DRM_TAS_CLASS_BATCH + 1)
 #define TAS_MATMUL_MAX_DIM	256
-
-#define TAS_NSEC_PER_USEC	1000ULL
-#define TAS_NSEC_PER_MSEC	1000000ULL
-#define TAS_NSEC_PER_SEC	1000000000ULL
 
 /* How long a test waits for a graph before it declares the device hung. */
 #define TAS_WAIT_NS		(10 * TAS_NSEC_PER_SEC)
@@ -59,58 +55,6 @@ struct sw_sync_create_fence_data {
 	_IOWR(SW_SYNC_IOC_MAGIC, 0, struct sw_sync_create_fence_data)
 #define SW_SYNC_IOC_INC		_IOW(SW_SYNC_IOC_MAGIC, 1, __u32)
 
-static int tas_is_tas_node(int fd)
-{
-	char name[32] = { 0 };
-	struct drm_version v = {
-		.name_len = sizeof(name) - 1,
-		.name = name,
-	};
-
-	if (ioctl(fd, DRM_IOCTL_VERSION, &v))
-		return 0;
-	return v.name_len == strlen(TAS_DRIVER_NAME) &&
-	       !strcmp(name, TAS_DRIVER_NAME);
-}
-
-/* Returns an open fd of the tas render node, or -1 if there is none. */
-static int tas_open_render_node(void)
-{
-	struct dirent *de;
-	DIR *dir;
-	int fd = -1;
-
-	dir = opendir("/dev/dri");
-	if (!dir)
-		return -1;
-
-	while ((de = readdir(dir))) {
-		char path[PATH_MAX];
-
-		if (strncmp(de->d_name, "renderD", strlen("renderD")))
-			continue;
-		snprintf(path, sizeof(path), "/dev/dri/%s", de->d_name);
-		fd = open(path, O_RDWR | O_CLOEXEC);
-		if (fd < 0)
-			continue;
-		if (tas_is_tas_node(fd))
-			break;
-		close(fd);
-		fd = -1;
-	}
-
-	closedir(dir);
-	return fd;
-}
-
-static __u64 tas_now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (__u64)ts.tv_sec * TAS_NSEC_PER_SEC + ts.tv_nsec;
-}
-
 static __u64 tas_page_size(void)
 {
 	return sysconf(_SC_PAGESIZE);
@@ -131,18 +75,6 @@ static __u32 tas_rand(__u32 *state)
 	x ^= x << 5;
 	*state = x;
 	return x;
-}
-
-/* Returns 0, or -errno. */
-static int tas_ioctl(int fd, unsigned long request, void *arg)
-{
-	int ret;
-
-	do {
-		ret = ioctl(fd, request, arg);
-	} while (ret == -1 && errno == EINTR);
-
-	return ret ? -errno : 0;
 }
 
 /* Returns 0 and the value, or -errno. */
