@@ -8,7 +8,7 @@ SHELL := /bin/bash
 PY := $${TAS_CACHE:-$${XDG_CACHE_HOME:-$$HOME/.cache}/tas}/tools/venv/bin/python
 
 .PHONY: all setup series series-check checkpatch rustfmtcheck clippy kernel-doc \
-	bisect kunit kunit-debug qemu-test check demo bench-trace
+	bisect kunit kunit-debug qemu-test check demo bench bench-trace
 
 all: check
 
@@ -45,6 +45,12 @@ kunit-debug:
 
 qemu-test:
 	tools/qemu-test.sh
+
+# Benchmarks of the graph dispatcher in QEMU, writing bench/results.json.
+bench:
+	tools/setup.sh
+	. tools/env.sh && tas_assemble
+	tools/bench.sh --with-trace
 
 # Cost of the drm_sched trace events: base vs series vs events on (UML).
 bench-trace:

@@ -20,16 +20,16 @@ use crate::{
 };
 
 /// Version of the uAPI, reported by `DRM_TAS_PARAM_VERSION`.
-pub(crate) const UAPI_VERSION: u64 = 2;
+pub(crate) const UAPI_VERSION: u64 = 3;
 
 /// Largest number of rings the virtual engine can have.
 pub(crate) const MAX_RINGS: u32 = 16;
 
 /// Largest number of nodes in one submitted graph.
-pub(crate) const MAX_NODES: u64 = 4096;
+pub(crate) const MAX_NODES: u64 = 16384;
 
 /// Largest number of dependency edges in one submitted graph.
-pub(crate) const MAX_EDGES: u64 = 16384;
+pub(crate) const MAX_EDGES: u64 = 65536;
 
 /// Largest number of syncobj waits in one graph submission.
 pub(crate) const MAX_WAITS: u64 = 64;
@@ -110,5 +110,11 @@ impl drm::Driver for TasDriver {
         (TAS_BO_MMAP_OFFSET, drm_tas_bo_mmap_offset, ioctl::RENDER_ALLOW, File::bo_mmap_offset),
         (TAS_SUBMIT_GRAPH, drm_tas_submit_graph, ioctl::RENDER_ALLOW, File::submit_graph),
         (TAS_GRAPH_INFO, drm_tas_graph_info, ioctl::RENDER_ALLOW, File::graph_info),
+        (TAS_TEMPLATE_CREATE, drm_tas_template_create, ioctl::RENDER_ALLOW,
+            File::template_create),
+        (TAS_TEMPLATE_LAUNCH, drm_tas_template_launch, ioctl::RENDER_ALLOW,
+            File::template_launch),
+        (TAS_TEMPLATE_DESTROY, drm_tas_template_destroy, ioctl::RENDER_ALLOW,
+            File::template_destroy),
     }
 }

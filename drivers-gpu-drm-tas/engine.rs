@@ -39,8 +39,11 @@ use kernel::{
         aref::ARef,
         atomic::{
             Atomic,
-            Relaxed, //
+            Full,
+            Relaxed,
+            Release, //
         },
+        completion::Completion,
         Arc,
         SpinLock, //
     },
@@ -56,7 +59,10 @@ use kernel::{
     },
 };
 
-use crate::gem::TasObject;
+use crate::{
+    dispatch::Done,
+    gem::TasObject, //
+};
 
 /// Longest stretch of simulated execution between two checks for an abort.
 pub(crate) const CHUNK_NS: u64 = 1_000_000;
@@ -193,11 +199,72 @@ impl Op {
     }
 }
 
+/// The operation of a node: its own, or one of a template's, shared by all of its launches.
+pub(crate) enum OpRef {
+    Own(Op),
+    Shared(Arc<KVec<Op>>, usize),
+}
+
+impl OpRef {
+    fn execute(&self) {
+        match self {
+            OpRef::Own(op) => op.execute(),
+            OpRef::Shared(ops, i) => {
+                if let Some(op) = ops.get(*i) {
+                    op.execute();
+                }
+            }
+        }
+    }
+}
+
+/// The start barrier of a gang in one launch: its members, released together onto idle rings,
+/// start once all of them have reached the head of their rings; the last one to arrive wakes
+/// the others. A member that fails cancels the others, which also wakes them.
+#[pin_data]
+pub(crate) struct Gang {
+    /// Members that have not reached the head of their ring yet.
+    waiting: Atomic<i32>,
+    /// The error that cancelled the gang (a negative errno), 0 if none.
+    error: Atomic<i32>,
+    /// Completed when every member has arrived or the gang was cancelled.
+    #[pin]
+    go: Completion,
+}
+
+impl Gang {
+    /// Creates the barrier of a gang of `members` nodes.
+    pub(crate) fn new(members: u32) -> Result<Arc<Self>> {
+        let waiting = i32::try_from(members).map_err(|_| EINVAL)?;
+        Arc::pin_init(
+            pin_init!(Gang {
+                waiting: Atomic::new(waiting),
+                error: Atomic::new(0),
+                go <- Completion::new(),
+            }),
+            GFP_KERNEL,
+        )
+    }
+
+    /// Cancels the members that have not finished, with `ECANCELED`.
+    pub(crate) fn cancel(&self) {
+        self.error.store(ECANCELED.to_errno(), Relaxed);
+        self.go.complete_all();
+    }
+
+    fn error(&self) -> Option<Error> {
+        match self.error.load(Relaxed) {
+            0 => None,
+            e => Some(Error::from_errno(e)),
+        }
+    }
+}
+
 /// What a node needs while it runs, shared by its job, the ring and the graph record.
 #[pin_data]
 pub(crate) struct NodeExec {
     pub(crate) ring: u32,
-    op: Op,
+    op: OpRef,
     duration_ns: u64,
     /// The fences the node waits for, whose errors it inherits.
     ///
@@ -214,15 +281,37 @@ pub(crate) struct NodeExec {
     pub(crate) queued_ns: Atomic<u64>,
     pub(crate) ready_ns: Atomic<u64>,
     pub(crate) started_ns: Atomic<u64>,
+    /// Completion time and negative error code, for nodes whose completion the dispatcher
+    /// tracks (those dispatched in FIFO mode have their scheduler fence instead).
+    pub(crate) finished_ns: Atomic<u64>,
+    pub(crate) error: Atomic<i32>,
+    /// The urgency of the node's class (0 most urgent); the ring lets a more urgent node in
+    /// between the chunks of a running one.
+    urgency: u8,
+    /// The node's gang, if any.
+    gang: Option<Arc<Gang>>,
+    /// The dispatcher's completion token: reported by the ring right after the node's fence
+    /// has signalled, or when the job is freed if the node never reached the ring.
+    #[pin]
+    done: SpinLock<Option<Done>>,
+    /// The finished fences of the predecessors that the dispatcher released to this ring ahead
+    /// of the node (pipelined edges), added before the node is released; looked at like
+    /// `deps`. Allocated for all of them when the node is created.
+    #[pin]
+    pipe_deps: SpinLock<KVec<ARef<Fence>>>,
 }
 
 impl NodeExec {
     pub(crate) fn new(
         ring: u32,
-        op: Op,
+        op: OpRef,
         duration_ns: u64,
+        urgency: u8,
+        gang: Option<Arc<Gang>>,
         deps: KVec<ARef<Fence>>,
+        pipelined: usize,
     ) -> Result<Arc<Self>> {
+        let pipe_deps = KVec::with_capacity(pipelined, GFP_KERNEL)?;
         Arc::pin_init(
             pin_init!(Self {
                 ring,
@@ -234,6 +323,12 @@ impl NodeExec {
                 queued_ns: Atomic::new(0),
                 ready_ns: Atomic::new(0),
                 started_ns: Atomic::new(0),
+                finished_ns: Atomic::new(0),
+                error: Atomic::new(0),
+                urgency,
+                gang,
+                done <- new_spinlock!(None),
+                pipe_deps <- new_spinlock!(pipe_deps),
             }),
             GFP_KERNEL,
         )
@@ -244,14 +339,91 @@ impl NodeExec {
         &self.deps
     }
 
+    /// Cancels the node's gang, if it has one.
+    pub(crate) fn cancel_gang(&self) {
+        if let Some(gang) = &self.gang {
+            gang.cancel();
+        }
+    }
+
+    /// The error that cancelled the node's gang.
+    fn gang_error(&self) -> Option<Error> {
+        self.gang.as_ref().and_then(|g| g.error())
+    }
+
+    /// Waits, at the head of its ring, until every member of the node's gang is at the head of
+    /// its ring; returns the error that cancels the node instead. A node without a gang starts
+    /// at once.
+    ///
+    /// The wait ends: the members are released together onto idle rings, and a member that
+    /// never arrives cancels the gang (its job is freed without running, or it times out
+    /// while waiting, see [`NodeJob::timed_out`]).
+    fn gang_start(&self) -> Option<Error> {
+        let gang = self.gang.as_ref()?;
+        if gang.waiting.fetch_add(-1, Full) == 1 {
+            gang.go.complete_all();
+        }
+        gang.go.wait_for_completion();
+        if self.aborted.load(Relaxed) {
+            return Some(ETIMEDOUT);
+        }
+        gang.error()
+    }
+
+    /// Sets the dispatcher's completion token.
+    pub(crate) fn set_done(&self, done: Done) {
+        *self.done.lock() = Some(done);
+    }
+
+    /// Runs `f` on the completion token, if it is still there.
+    pub(crate) fn with_done(&self, f: impl FnOnce(&mut Done)) {
+        let mut done = self.done.lock();
+        if let Some(done) = Option::as_mut(&mut *done) {
+            f(done);
+        }
+    }
+
+    /// Takes the completion token; dropping it reports the completion.
+    pub(crate) fn take_done(&self) -> Option<Done> {
+        self.done.lock().take()
+    }
+
+    /// Records the completion of the node at `ts` with `error`.
+    pub(crate) fn finish(&self, ts: u64, error: Option<Error>) {
+        self.error.store(error.map_or(0, |e| e.to_errno()), Relaxed);
+        // Pairs with the acquire in `GRAPH_INFO`: the error is visible with the time.
+        self.finished_ns.store(ts, Release);
+    }
+
     fn take_fence(&self) -> Option<DriverFence> {
         self.fence.lock().take()
     }
 
-    /// The time the last dependency signalled (at least the queue time) and the first error
-    /// among them.
+    /// The time the last dependency signalled (at least the queue time, and the time the
+    /// dispatcher found the node ready) and the first error among them.
     fn ready(&self) -> (u64, Option<Error>) {
-        dep_state(&self.deps, self.queued_ns.load(Relaxed))
+        let known = self
+            .queued_ns
+            .load(Relaxed)
+            .max(self.ready_ns.load(Relaxed));
+        let (ready, error) = dep_state(&self.deps, known);
+        let (ready, pipe_error) = dep_state(&self.pipe_deps.lock(), ready);
+        (ready, error.or(pipe_error))
+    }
+
+    /// Whether every dependency has signalled.
+    fn deps_signalled(&self) -> bool {
+        self.deps.iter().all(|d| d.is_signaled())
+            && self.pipe_deps.lock().iter().all(|d| d.is_signaled())
+    }
+
+    /// Adds the finished fence of a predecessor released to the ring ahead of the node; fails
+    /// only if more are added than the node was created for.
+    pub(crate) fn add_pipe_dep(&self, fence: ARef<Fence>) -> Result {
+        self.pipe_deps
+            .lock()
+            .push_within_capacity(fence)
+            .map_err(|_| ENOSPC)
     }
 }
 
@@ -341,35 +513,103 @@ impl Ring {
             let (ready, error) = node.ready();
             node.ready_ns.store(ready, Relaxed);
             if let Some(error) = error {
-                // A dependency failed: the node does not run and carries the error on.
-                self.remove(&node);
-                if let Some(fence) = node.take_fence() {
-                    fence.signal_with_error(error);
-                }
+                // A dependency failed: the node does not run and carries the error on, and
+                // cancels its gang.
+                node.cancel_gang();
+                self.skip(&node, error);
                 continue;
             }
-            let start = now_ns();
-            node.started_ns.store(start, Relaxed);
-            // Sleep towards the deadline, not chunk by chunk, so that the wake-up latency of
-            // each chunk does not add up.
-            let deadline = start.saturating_add(node.duration_ns);
-            loop {
-                let now = now_ns();
-                if now >= deadline || node.aborted.load(Relaxed) {
-                    break;
-                }
-                let chunk = (deadline - now).min(CHUNK_NS);
-                fsleep(Delta::from_nanos(i64::try_from(chunk).unwrap_or(i64::MAX)));
+            if let Some(error) = node.gang_start() {
+                self.skip(&node, error);
+                continue;
             }
-            // Off the FIFO before the fence signals: the scheduler starts the next node (and
-            // pushes it here) once the fence has returned the node's credit.
-            self.remove(&node);
-            let _guard = SignallingGuard::new();
-            if let Some(fence) = node.take_fence() {
-                node.op.execute();
-                fence.signal();
+            self.execute(&node, true);
+        }
+    }
+
+    /// Completes `node` with `error` without running it.
+    fn skip(&self, node: &Arc<NodeExec>, error: Error) {
+        self.remove(node);
+        if let Some(fence) = node.take_fence() {
+            fence.signal_with_error(error);
+            Self::report(node);
+        }
+    }
+
+    /// Reports the completion of `node`, whose fence this ring signalled, to the dispatcher now
+    /// rather than when the scheduler frees its job.
+    fn report(node: &NodeExec) {
+        if let Some(done) = node.take_done() {
+            if done.is_ready() {
+                drop(done);
+            } else {
+                node.set_done(done);
             }
         }
+    }
+
+    /// Lets the simulated duration of `node` pass, then performs its operation and signals
+    /// its fence. If `preemptible`, a more urgent node that is waiting on the FIFO runs
+    /// between two chunks, at most once per chunk of `node`, so that `node` still progresses.
+    fn execute(&self, node: &Arc<NodeExec>, preemptible: bool) {
+        let start = now_ns();
+        node.started_ns.store(start, Relaxed);
+        // Sleep towards the deadline, not chunk by chunk, so that the wake-up latency of each
+        // chunk does not add up.
+        let mut deadline = start.saturating_add(node.duration_ns);
+        let mut cancelled = None;
+        loop {
+            let now = now_ns();
+            if now >= deadline || node.aborted.load(Relaxed) {
+                break;
+            }
+            // Another member of the gang failed.
+            cancelled = node.gang_error();
+            if cancelled.is_some() {
+                break;
+            }
+            if preemptible {
+                if let Some(urgent) = self.more_urgent(node) {
+                    let (ready, error) = urgent.ready();
+                    urgent.ready_ns.store(ready, Relaxed);
+                    if error.is_none() {
+                        // The preempted node's remaining work resumes afterwards.
+                        let left = deadline - now;
+                        self.execute(&urgent, false);
+                        deadline = now_ns().saturating_add(left);
+                    }
+                }
+            }
+            let chunk = (deadline.saturating_sub(now_ns())).min(CHUNK_NS);
+            fsleep(Delta::from_nanos(i64::try_from(chunk).unwrap_or(i64::MAX)));
+        }
+        // Off the FIFO before the fence signals: the scheduler starts the next node (and pushes
+        // it here) once the fence has returned the node's credit.
+        self.remove(node);
+        let signalled = {
+            let _guard = SignallingGuard::new();
+            node.take_fence().map(|fence| match cancelled {
+                Some(error) => fence.signal_with_error(error),
+                None => {
+                    node.op.execute();
+                    fence.signal();
+                }
+            })
+        };
+        // The scheduler's finished fence signals with the hardware fence. If the timeout
+        // handler took the fence, the job's release reports the completion.
+        if signalled.is_some() {
+            Self::report(node);
+        }
+    }
+
+    /// The first node on the FIFO that is more urgent than `node` and whose dependencies are
+    /// done.
+    fn more_urgent(&self, node: &Arc<NodeExec>) -> Option<Arc<NodeExec>> {
+        let fifo = self.fifo.lock();
+        fifo.iter()
+            .find(|n| n.urgency < node.urgency && n.deps_signalled())
+            .cloned()
     }
 
     /// Waits until the work item of the ring is idle.
@@ -411,6 +651,20 @@ pub(crate) enum NodeJob {
     Graph { deps: KVec<ARef<Fence>> },
 }
 
+impl Drop for NodeJob {
+    fn drop(&mut self) {
+        // A node that never reached the ring (cancelled, or its entity went away) reports its
+        // completion when its job is freed.
+        if let NodeJob::Node { exec, .. } = self {
+            if exec.started_ns.load(Relaxed) == 0 {
+                // The rest of its gang would wait for it in vain.
+                exec.cancel_gang();
+            }
+            drop(exec.take_done());
+        }
+    }
+}
+
 impl JobImpl for NodeJob {
     fn run(job: &mut RunningJob<'_, Self>) -> Result<Option<ARef<Fence>>> {
         let (ring, exec, alloc) = match &mut **job {
@@ -435,8 +689,10 @@ impl JobImpl for NodeJob {
 
     fn timed_out(job: &mut RunningJob<'_, Self>) {
         if let NodeJob::Node { ring, exec, .. } = &**job {
-            // The worker stops within a chunk and skips the operation.
+            // The worker stops within a chunk and skips the operation; the rest of the gang
+            // is cancelled.
             exec.aborted.store(true, Relaxed);
+            exec.cancel_gang();
             ring.remove(exec);
             if let Some(fence) = exec.take_fence() {
                 fence.signal_with_error(ETIMEDOUT);

@@ -12,6 +12,7 @@ use kernel::{
         self,
         gem::BaseObject,
         sched::{
+            graph::Class,
             Entity,
             Priority, //
         },
@@ -20,7 +21,10 @@ use kernel::{
     new_mutex,
     prelude::*,
     sync::{
-        atomic::Relaxed,
+        atomic::{
+            Acquire,
+            Relaxed, //
+        },
         Arc,
         Mutex, //
     },
@@ -32,6 +36,7 @@ use kernel::{
 };
 
 use crate::{
+    dispatch::Dispatcher,
     driver::{
         TasDevice,
         TasDriver,
@@ -45,14 +50,22 @@ use crate::{
         MAX_WAITS,
         UAPI_VERSION, //
     },
-    engine::NodeJob,
+    engine::{
+        now_ns,
+        NodeJob, //
+    },
     gem::{
         self,
         Bo, //
     },
     graph::{
         self,
+        Entities,
         GraphRecord, //
+    },
+    template::{
+        Template,
+        MAX_TEMPLATES, //
     },
 };
 
@@ -69,25 +82,68 @@ struct Graphs {
     list: KVec<(u64, Arc<GraphRecord>)>,
 }
 
-/// A client of the driver: one scheduler entity per ring and its graphs.
-#[pin_data]
+impl Graphs {
+    /// Keeps `record` as the next graph; returns its id.
+    fn add(&mut self, record: GraphRecord) -> Result<u64> {
+        let record = Arc::new(record, GFP_KERNEL)?;
+        let id = self.next_id;
+        if self.list.len() == GRAPH_HISTORY {
+            let _ = self.list.remove(0);
+        }
+        self.list
+            .push_within_capacity((id, record))
+            .map_err(|_| ENOMEM)?;
+        self.next_id += 1;
+        Ok(id)
+    }
+}
+
+/// The templates of a file, at most [`MAX_TEMPLATES`].
+struct Templates {
+    next_handle: u32,
+    list: KVec<(u32, Arc<Template>)>,
+}
+
+/// A client of the driver: its dispatcher, one scheduler entity per ring and class, its
+/// graphs and templates.
+#[pin_data(PinnedDrop)]
 pub(crate) struct File {
-    entities: KVec<Pin<KBox<Entity<NodeJob>>>>,
+    disp: Arc<Dispatcher>,
+    /// At `ring * Class::COUNT + class`, with the class's priority.
+    entities: KVec<Arc<Entity<NodeJob>>>,
     graph_entity: Pin<KBox<Entity<NodeJob>>>,
     #[pin]
     graphs: Mutex<Graphs>,
+    #[pin]
+    templates: Mutex<Templates>,
+}
+
+#[pinned_drop]
+impl PinnedDrop for File {
+    fn drop(self: Pin<&mut Self>) {
+        // Nodes not released yet are cancelled before the entities go, which cancels the
+        // released ones still queued.
+        self.disp.close();
+        // The templates' work items run driver code.
+        for (_, template) in self.templates.lock().list.iter() {
+            template.flush();
+        }
+    }
 }
 
 impl drm::file::DriverFile for File {
     type Driver = TasDriver;
 
     fn open(dev: &TasDevice) -> Result<Pin<KBox<Self>>> {
-        let mut entities = KVec::with_capacity(dev.rings.len(), GFP_KERNEL)?;
+        let classes = [Class::Latency, Class::Normal, Class::Batch];
+        let mut entities = KVec::with_capacity(dev.rings.len() * classes.len(), GFP_KERNEL)?;
         for ring in dev.rings.iter() {
-            entities.push(
-                KBox::pin_init(Entity::new(&ring.sched, Priority::Normal), GFP_KERNEL)?,
-                GFP_KERNEL,
-            )?;
+            for class in classes {
+                entities.push(
+                    Arc::pin_init(Entity::new(&ring.sched, class.priority()), GFP_KERNEL)?,
+                    GFP_KERNEL,
+                )?;
+            }
         }
         let graph_entity = KBox::pin_init(
             Entity::new(&dev.graph_ring.sched, Priority::Normal),
@@ -96,9 +152,14 @@ impl drm::file::DriverFile for File {
         let list = KVec::with_capacity(GRAPH_HISTORY, GFP_KERNEL)?;
         KBox::pin_init(
             try_pin_init!(Self {
+                disp: Dispatcher::new(dev.num_rings)?,
                 entities,
                 graph_entity,
                 graphs <- new_mutex!(Graphs { next_id: 1, list }),
+                templates <- new_mutex!(Templates {
+                    next_handle: 1,
+                    list: KVec::with_capacity(MAX_TEMPLATES, GFP_KERNEL)?,
+                }),
             }? Error),
             GFP_KERNEL,
         )
@@ -180,20 +241,101 @@ impl File {
         // Submissions of one file are serialised, so that graph ids and syncobj points follow
         // submission order.
         let mut graphs = this.graphs.lock();
-        let record = Arc::new(
-            graph::submit(dev, file, &this.entities, &this.graph_entity, args)?,
-            GFP_KERNEL,
-        )?;
-        let id = graphs.next_id;
-        graphs.next_id += 1;
-        if graphs.list.len() == GRAPH_HISTORY {
-            let _ = graphs.list.remove(0);
+        let entities = Entities {
+            nodes: &this.entities,
+            graph: &this.graph_entity,
+        };
+        let record = graph::submit(dev, file, &entities, &this.disp, args)?;
+        args.graph_id = graphs.add(record)?;
+        Ok(0)
+    }
+
+    /// IOCTL: template_create: Validate a graph once and keep it for launches.
+    pub(crate) fn template_create(
+        dev: &TasDevice<Registered>,
+        _reg_data: &(),
+        args: &mut uapi::drm_tas_template_create,
+        file: &drm::File<File>,
+    ) -> Result<u32> {
+        if args.extensions != 0 || args.flags != 0 {
+            return Err(EINVAL);
         }
-        graphs
+        let this = file.inner();
+        if this.templates.lock().list.len() >= MAX_TEMPLATES {
+            return Err(ENOSPC);
+        }
+        let checked = graph::check_graph(dev, file, &args.nodes, &args.edges)?;
+        let template = Template::new(checked, &dev.rings, &this.entities, &this.disp)?;
+        let mut templates = this.templates.lock();
+        if templates.list.len() >= MAX_TEMPLATES {
+            drop(templates);
+            template.flush();
+            return Err(ENOSPC);
+        }
+        let handle = templates.next_handle;
+        templates.next_handle = templates.next_handle.checked_add(1).ok_or(ENOSPC)?;
+        templates
             .list
-            .push_within_capacity((id, record))
-            .map_err(|_| ENOMEM)?;
-        args.graph_id = id;
+            .push_within_capacity((handle, template))
+            .map_err(|_| ENOSPC)?;
+        args.handle = handle;
+        Ok(0)
+    }
+
+    /// IOCTL: template_launch: Run a template as a new graph.
+    pub(crate) fn template_launch(
+        _dev: &TasDevice<Registered>,
+        _reg_data: &(),
+        args: &mut uapi::drm_tas_template_launch,
+        file: &drm::File<File>,
+    ) -> Result<u32> {
+        if args.flags != 0 {
+            return Err(EINVAL);
+        }
+        let this = file.inner();
+        let mut graphs = this.graphs.lock();
+        // Held while an instance is taken, so that a destroyed template's work item is idle
+        // once its destroy has flushed it.
+        let templates = this.templates.lock();
+        let template = templates
+            .list
+            .iter()
+            .find(|(h, _)| *h == args.handle)
+            .map(|(_, t)| t.clone())
+            .ok_or(ENOENT)?;
+        let syncs = graph::check_syncs(file, &args.waits, &args.signals, template.len())?;
+        let (inst, mut record) = template.take()?;
+        drop(templates);
+        record.queued_ns = now_ns();
+        let (node_fences, graph_fence) =
+            graph::launch(&this.disp, template.plan().clone(), inst, &syncs)?;
+        // Point of no return: nothing below fails but the record's allocation.
+        graph::install_signals(syncs.signals, &node_fences, graph_fence.as_ref());
+        args.graph_id = graphs.add(record)?;
+        Ok(0)
+    }
+
+    /// IOCTL: template_destroy: Destroy a template; its launches in flight complete.
+    pub(crate) fn template_destroy(
+        _dev: &TasDevice<Registered>,
+        _reg_data: &(),
+        args: &mut uapi::drm_tas_template_destroy,
+        file: &drm::File<File>,
+    ) -> Result<u32> {
+        if args.pad != 0 {
+            return Err(EINVAL);
+        }
+        let this = file.inner();
+        let template = {
+            let mut templates = this.templates.lock();
+            let pos = templates
+                .list
+                .iter()
+                .position(|(h, _)| *h == args.handle)
+                .ok_or(ENOENT)?;
+            templates.list.remove(pos).map_err(|_| ENOENT)?.1
+        };
+        template.flush();
         Ok(0)
     }
 
@@ -223,16 +365,25 @@ impl File {
         let base = usize::try_from(args.nodes.ptr).map_err(|_| EFAULT)?;
         let mut done = 1;
         for (i, node) in record.nodes.iter().enumerate() {
-            let finished_ns = node.finished.timestamp().unwrap_or(0);
+            let (finished_ns, error) = match &node.finished {
+                Some(fence) => (
+                    fence.timestamp().unwrap_or(0),
+                    fence.error().map_or(0, |e| e.to_errno()),
+                ),
+                None => (
+                    node.exec.finished_ns.load(Acquire),
+                    node.exec.error.load(Relaxed),
+                ),
+            };
             if finished_ns == 0 {
                 done = 0;
             }
             let info = uapi::drm_tas_node_info {
-                queued_ns: node.exec.queued_ns.load(Relaxed),
+                queued_ns: record.queued_ns,
                 ready_ns: node.exec.ready_ns.load(Relaxed),
                 started_ns: node.exec.started_ns.load(Relaxed),
                 finished_ns,
-                error: node.finished.error().map_or(0, |e| e.to_errno()),
+                error,
                 ring: node.exec.ring,
             };
             // SAFETY: `drm_tas_node_info` is a plain structure of integers without padding.

@@ -4,13 +4,16 @@
 //! into the rings' scheduler entities.
 //!
 //! Everything that can fail happens before the first job is pushed: copying and checking the
-//! arrays, looking up buffers and syncobjs, mapping buffers, detecting cycles (Kahn's algorithm,
-//! O(V + E) after an O(E log E) duplicate check), allocating the jobs and their hardware fences,
-//! adding their dependencies, and pre-allocating timeline chain nodes. Then every job is armed and
-//! pushed in topological order, and the signal points are installed, none of which can fail.
+//! arrays, looking up buffers and syncobjs, mapping buffers, building the graph's [`Plan`]
+//! (cycles, gangs, ranks; O(E log E + V)), allocating the jobs and their hardware fences, and
+//! pre-allocating timeline chain nodes. Then the graph is dispatched and the signal points are
+//! installed, none of which can fail.
 //!
-//! This is the stock dispatch: each node is pushed into the FIFO entity of its ring as soon as
-//! the graph is submitted, and the scheduler starts it when its dependencies have signalled.
+//! There are two dispatch modes. By default the client's [`Dispatcher`] releases each node into
+//! the entity of its ring and class once it is ready, by class and critical-path rank. With
+//! `DRM_TAS_SUBMIT_FIFO`, the stock dispatch (the baseline of measurements): every node is
+//! pushed into the FIFO entity of its ring at submit, in topological order, with its
+//! predecessors' finished fences as dependencies.
 
 use core::{
     mem::{
@@ -30,6 +33,11 @@ use kernel::{
         self,
         gem::BaseObject,
         sched::{
+            graph::{
+                Class,
+                NodeDesc,
+                Plan, //
+            },
             Armed,
             Entity,
             Job, //
@@ -54,6 +62,11 @@ use kernel::{
 };
 
 use crate::{
+    dispatch::{
+        Dispatcher,
+        Instance,
+        NodeInit, //
+    },
     driver::{
         TasDevice,
         MAX_DURATION_NS,
@@ -66,9 +79,12 @@ use crate::{
     engine::{
         now_ns,
         BufRange,
+        Gang,
         NodeExec,
         NodeJob,
-        Op, //
+        Op,
+        OpRef,
+        Ring, //
     },
     file::File,
     gem::Bo,
@@ -80,11 +96,34 @@ const MAX_MATMUL_DIM: u64 = 256;
 /// The result of a submitted node, kept for `GRAPH_INFO`.
 pub(crate) struct NodeRecord {
     pub(crate) exec: Arc<NodeExec>,
-    pub(crate) finished: ARef<Fence>,
+    /// The scheduler's finished fence of a node dispatched in FIFO mode.
+    pub(crate) finished: Option<ARef<Fence>>,
+}
+
+/// The scheduler entities of a client: one per ring and class, and the graph ring's.
+pub(crate) struct Entities<'a> {
+    /// At `ring * Class::COUNT + class`.
+    pub(crate) nodes: &'a [Arc<Entity<NodeJob>>],
+    pub(crate) graph: &'a Entity<NodeJob>,
+}
+
+/// The index of the entity of `ring` and `class`.
+pub(crate) fn entity_index(ring: u32, class: Class) -> usize {
+    ring as usize * Class::COUNT + class as usize
+}
+
+fn class(node: &uapi::drm_tas_node) -> Class {
+    match node.class {
+        uapi::drm_tas_class_DRM_TAS_CLASS_LATENCY => Class::Latency,
+        uapi::drm_tas_class_DRM_TAS_CLASS_BATCH => Class::Batch,
+        _ => Class::Normal,
+    }
 }
 
 /// The nodes of a submitted graph, kept for `GRAPH_INFO`.
 pub(crate) struct GraphRecord {
+    /// When the graph was submitted or launched.
+    pub(crate) queued_ns: u64,
     pub(crate) nodes: KVec<NodeRecord>,
 }
 
@@ -335,7 +374,7 @@ fn order(n: usize, edges: &[uapi::drm_tas_edge]) -> Result<(KVec<u32>, Csr, Csr)
 }
 
 /// A checked syncobj wait or signal.
-struct Sync {
+pub(crate) struct Sync {
     node: Option<usize>,
     syncobj: ARef<SyncObj>,
     point: u64,
@@ -357,33 +396,31 @@ fn check_sync(file: &drm::File<File>, s: &uapi::drm_tas_sync, n: usize) -> Resul
     })
 }
 
-/// Validates and dispatches a graph; returns its record.
-pub(crate) fn submit(
+/// A checked graph: its nodes, their operations and the plan.
+pub(crate) struct CheckedGraph {
+    pub(crate) nodes: KVec<uapi::drm_tas_node>,
+    pub(crate) ops: KVec<Option<Op>>,
+    pub(crate) edges: KVec<uapi::drm_tas_edge>,
+    pub(crate) plan: Plan,
+}
+
+/// Copies and checks the nodes and edges of a graph, looks up and maps its buffers and builds
+/// its plan.
+pub(crate) fn check_graph(
     dev: &TasDevice,
     file: &drm::File<File>,
-    entities: &[Pin<KBox<Entity<NodeJob>>>],
-    graph_entity: &Entity<NodeJob>,
-    args: &uapi::drm_tas_submit_graph,
-) -> Result<GraphRecord> {
-    if args.extensions != 0 || args.flags != 0 || args.pad != 0 {
+    nodes: &uapi::drm_tas_array,
+    edges: &uapi::drm_tas_array,
+) -> Result<CheckedGraph> {
+    if nodes.count == 0 {
         return Err(EINVAL);
     }
-    if args.nodes.count == 0 {
-        return Err(EINVAL);
-    }
-    let n = check_array::<uapi::drm_tas_node>(&args.nodes, MAX_NODES)?;
-    let n_edges = check_array::<uapi::drm_tas_edge>(&args.edges, MAX_EDGES)?;
-    let n_waits = check_array::<uapi::drm_tas_sync>(&args.waits, MAX_WAITS)?;
-    let n_signals = check_array::<uapi::drm_tas_sync>(&args.signals, MAX_SIGNALS)?;
-
+    let n = check_array::<uapi::drm_tas_node>(nodes, MAX_NODES)?;
+    let n_edges = check_array::<uapi::drm_tas_edge>(edges, MAX_EDGES)?;
     // SAFETY: The uAPI structures are plain integers.
-    let nodes = unsafe { read_array::<uapi::drm_tas_node>(&args.nodes, n) }?;
+    let nodes = unsafe { read_array::<uapi::drm_tas_node>(nodes, n) }?;
     // SAFETY: As above.
-    let edges = unsafe { read_array::<uapi::drm_tas_edge>(&args.edges, n_edges) }?;
-    // SAFETY: As above.
-    let waits = unsafe { read_array::<uapi::drm_tas_sync>(&args.waits, n_waits) }?;
-    // SAFETY: As above.
-    let signals = unsafe { read_array::<uapi::drm_tas_sync>(&args.signals, n_signals) }?;
+    let edges = unsafe { read_array::<uapi::drm_tas_edge>(edges, n_edges) }?;
 
     // Nodes: cheap checks of all of them first, then buffers.
     for node in nodes.iter() {
@@ -401,7 +438,52 @@ pub(crate) fn submit(
         ops.push(Some(node_op(file, node)?), GFP_KERNEL)?;
     }
 
-    let (topo, pred, succ) = order(n, &edges)?;
+    let mut descs = KVec::with_capacity(n, GFP_KERNEL)?;
+    for node in nodes.iter() {
+        descs.push(
+            NodeDesc {
+                ring: node.ring,
+                class: class(node),
+                gang: node.gang,
+                cost: node.duration_ns,
+            },
+            GFP_KERNEL,
+        )?;
+    }
+    let mut edge_list = KVec::with_capacity(n_edges, GFP_KERNEL)?;
+    for e in edges.iter() {
+        edge_list.push((e.from, e.to), GFP_KERNEL)?;
+    }
+    let plan = Plan::new(&descs, &edge_list, dev.num_rings)?;
+    Ok(CheckedGraph {
+        nodes,
+        ops,
+        edges,
+        plan,
+    })
+}
+
+/// The checked waits and signals of a launch.
+pub(crate) struct CheckedSyncs {
+    /// The fences to wait for, each for a node or (`None`) the whole graph.
+    pub(crate) waits: KVec<(Option<usize>, ARef<Fence>)>,
+    /// The syncobj points to signal, with a chain node for timeline points.
+    pub(crate) signals: KVec<(Sync, Option<FenceChain>)>,
+}
+
+/// Copies and checks the waits and signals of a launch of a graph of `n` nodes.
+pub(crate) fn check_syncs(
+    file: &drm::File<File>,
+    waits: &uapi::drm_tas_array,
+    signals: &uapi::drm_tas_array,
+    n: usize,
+) -> Result<CheckedSyncs> {
+    let n_waits = check_array::<uapi::drm_tas_sync>(waits, MAX_WAITS)?;
+    let n_signals = check_array::<uapi::drm_tas_sync>(signals, MAX_SIGNALS)?;
+    // SAFETY: The uAPI structures are plain integers.
+    let waits = unsafe { read_array::<uapi::drm_tas_sync>(waits, n_waits) }?;
+    // SAFETY: As above.
+    let signals = unsafe { read_array::<uapi::drm_tas_sync>(signals, n_signals) }?;
 
     // Waits: resolved now; a point that is not submitted yet is rejected.
     let mut wait_fences = KVec::with_capacity(n_waits, GFP_KERNEL)?;
@@ -434,7 +516,199 @@ pub(crate) fn submit(
         };
         sigs.push((s, chain), GFP_KERNEL)?;
     }
+    Ok(CheckedSyncs {
+        waits: wait_fences,
+        signals: sigs,
+    })
+}
+
+/// Installs the signal points of a launch; cannot fail.
+pub(crate) fn install_signals(
+    sigs: KVec<(Sync, Option<FenceChain>)>,
+    node_fences: &[(usize, ARef<Fence>)],
+    graph_fence: Option<&ARef<Fence>>,
+) {
+    for (s, chain) in sigs {
+        let fence: &Fence = match (s.node, graph_fence) {
+            (Some(v), _) => match node_fences.iter().find(|(n, _)| *n == v) {
+                Some((_, fence)) => fence,
+                None => continue,
+            },
+            (None, Some(fence)) => fence,
+            (None, None) => continue,
+        };
+        match chain {
+            Some(chain) => s.syncobj.add_point(chain, fence, s.point),
+            None => s.syncobj.replace_fence(Some(fence)),
+        }
+    }
+}
+
+/// Validates and dispatches a graph; returns its record.
+pub(crate) fn submit(
+    dev: &TasDevice,
+    file: &drm::File<File>,
+    entities: &Entities<'_>,
+    disp: &Arc<Dispatcher>,
+    args: &uapi::drm_tas_submit_graph,
+) -> Result<GraphRecord> {
+    if args.extensions != 0 || args.flags & !uapi::DRM_TAS_SUBMIT_FIFO != 0 || args.pad != 0 {
+        return Err(EINVAL);
+    }
+    let graph = check_graph(dev, file, &args.nodes, &args.edges)?;
+    let syncs = check_syncs(file, &args.waits, &args.signals, graph.nodes.len())?;
+    let (record, node_fences, graph_fence) = if args.flags & uapi::DRM_TAS_SUBMIT_FIFO != 0 {
+        push_fifo(dev, entities, graph, &syncs)?
+    } else {
+        dispatch(dev, entities, disp, graph, &syncs)?
+    };
+    // Point of no return: nothing below fails.
+    install_signals(syncs.signals, &node_fences, graph_fence.as_ref());
+    Ok(record)
+}
+
+/// The fences of a launch that signals refer to: per signalled node, and of the whole graph.
+pub(crate) type OutFences = (KVec<(usize, ARef<Fence>)>, Option<ARef<Fence>>);
+
+/// The record of a dispatched graph, the fences of its nodes that signals refer to, and the
+/// fence of the whole graph if a signal refers to it.
+type Dispatched = (GraphRecord, KVec<(usize, ARef<Fence>)>, Option<ARef<Fence>>);
+
+/// Builds the jobs of a launch of a graph for `disp`; `op` gives node `v`'s operation.
+pub(crate) fn instance(
+    rings: &[Arc<Ring>],
+    entities: &[Arc<Entity<NodeJob>>],
+    disp: &Arc<Dispatcher>,
+    plan: &Plan,
+    nodes: &[uapi::drm_tas_node],
+    mut op: impl FnMut(usize) -> Result<OpRef>,
+) -> Result<(Instance, GraphRecord)> {
+    let mut record = GraphRecord {
+        queued_ns: 0,
+        nodes: KVec::with_capacity(nodes.len(), GFP_KERNEL)?,
+    };
+    // The number of pipelined predecessors of each node.
+    let mut pipelined = KVec::from_elem(0usize, plan.len(), GFP_KERNEL)?;
+    for u in 0..plan.len() as u32 {
+        for &w in plan.succ(u) {
+            if plan.pipelined(u, w) {
+                pipelined[w as usize] += 1;
+            }
+        }
+    }
+    // The start barriers of the gangs of this launch.
+    let mut gangs = KVec::with_capacity(plan.num_gangs(), GFP_KERNEL)?;
+    for g in 0..plan.num_gangs() as u32 {
+        let members = u32::try_from(plan.gang_members(g).len()).map_err(|_| EINVAL)?;
+        gangs.push(Gang::new(members)?, GFP_KERNEL)?;
+    }
+    let inst = disp.instance(plan, |v, tag| {
+        let node = nodes.get(v as usize).ok_or(EINVAL)?;
+        let class = class(node);
+        let gang = match plan.gang_of(v) {
+            Some(g) => Some(gangs.get(g as usize).ok_or(EINVAL)?.clone()),
+            None => None,
+        };
+        let exec = NodeExec::new(
+            node.ring,
+            op(v as usize)?,
+            node.duration_ns,
+            class as u8,
+            gang,
+            KVec::new(),
+            pipelined[v as usize],
+        )?;
+        exec.set_done(disp.done(tag, v, exec.clone()));
+        let data = NodeJob::Node {
+            ring: rings.get(node.ring as usize).ok_or(EINVAL)?.clone(),
+            exec: exec.clone(),
+            alloc: Some(FenceAllocation::new(GFP_KERNEL)?),
+        };
+        let entity = entities[entity_index(node.ring, class)].clone();
+        record.nodes.push(
+            NodeRecord {
+                exec: exec.clone(),
+                finished: None,
+            },
+            GFP_KERNEL,
+        )?;
+        Ok(NodeInit {
+            job: Job::new_shared(entity, 1, data)?,
+            exec,
+        })
+    })?;
+    Ok((inst, record))
+}
+
+/// Starts an instance of `plan` as a new launch with the checked waits and signals.
+pub(crate) fn launch(
+    disp: &Arc<Dispatcher>,
+    plan: Arc<Plan>,
+    inst: Instance,
+    syncs: &CheckedSyncs,
+) -> Result<OutFences> {
+    let sigs = &syncs.signals;
+    let mut waits = KVec::with_capacity(syncs.waits.len(), GFP_KERNEL)?;
+    for (node, fence) in syncs.waits.iter() {
+        waits.push((node.map(|v| v as u32), fence.clone()), GFP_KERNEL)?;
+    }
+    let mut signalled = KVec::with_capacity(sigs.len(), GFP_KERNEL)?;
+    for (s, _) in sigs.iter() {
+        if let Some(v) = s.node {
+            signalled.push(v as u32, GFP_KERNEL)?;
+        }
+    }
     let graph_signal = sigs.iter().any(|(s, _)| s.node.is_none());
+    let l = disp.reserve()?;
+    let (outs, graph_fence) = disp.launch(l, plan, inst, &waits, &signalled, graph_signal)?;
+    let mut node_fences = KVec::with_capacity(outs.len(), GFP_KERNEL)?;
+    for (v, fence) in outs {
+        // Cannot fail: the capacity is the length of `outs`.
+        let _ = node_fences.push_within_capacity((v as usize, fence));
+    }
+    Ok((node_fences, graph_fence))
+}
+
+/// Hands a checked graph to the client's dispatcher.
+fn dispatch(
+    dev: &TasDevice,
+    entities: &Entities<'_>,
+    disp: &Arc<Dispatcher>,
+    graph: CheckedGraph,
+    syncs: &CheckedSyncs,
+) -> Result<Dispatched> {
+    let CheckedGraph {
+        nodes,
+        mut ops,
+        plan,
+        ..
+    } = graph;
+    let (inst, mut record) = instance(&dev.rings, entities.nodes, disp, &plan, &nodes, |v| {
+        Ok(OpRef::Own(ops[v].take().ok_or(EINVAL)?))
+    })?;
+    record.queued_ns = now_ns();
+    let plan = Arc::new(plan, GFP_KERNEL)?;
+    let (node_fences, graph_fence) = launch(disp, plan, inst, syncs)?;
+    Ok((record, node_fences, graph_fence))
+}
+
+/// The stock dispatch: pushes every node into the FIFO entity of its ring now.
+fn push_fifo(
+    dev: &TasDevice,
+    entities: &Entities<'_>,
+    graph: CheckedGraph,
+    syncs: &CheckedSyncs,
+) -> Result<Dispatched> {
+    let CheckedGraph {
+        nodes,
+        mut ops,
+        edges,
+        ..
+    } = graph;
+    let wait_fences = &syncs.waits;
+    let graph_signal = syncs.signals.iter().any(|(s, _)| s.node.is_none());
+    let n = nodes.len();
+    let (topo, pred, succ) = order(n, &edges)?;
 
     // Jobs, in topological order, each with its dependencies; armed as they are created so that
     // their successors can depend on their finished fences.
@@ -454,13 +728,24 @@ pub(crate) fn submit(
             }
         }
         let op = ops[v].take().ok_or(EINVAL)?;
-        let exec = NodeExec::new(nodes[v].ring, op, nodes[v].duration_ns, deps)?;
+        // The baseline: every node of the normal class, so no preemption either.
+        let urgency = Class::Normal as u8;
+        let exec = NodeExec::new(
+            nodes[v].ring,
+            OpRef::Own(op),
+            nodes[v].duration_ns,
+            urgency,
+            None,
+            deps,
+            0,
+        )?;
         let data = NodeJob::Node {
             ring: dev.rings[ring].clone(),
             exec: exec.clone(),
             alloc: Some(FenceAllocation::new(GFP_KERNEL)?),
         };
-        let mut job = Job::new(&entities[ring], 1, data)?;
+        let entity = &*entities.nodes[entity_index(nodes[v].ring, Class::Normal)];
+        let mut job = Job::new(entity, 1, data)?;
         for dep in exec.deps() {
             job.add_dependency(dep.clone())?;
         }
@@ -481,7 +766,7 @@ pub(crate) fn submit(
         }
         let mut job_deps = KVec::with_capacity(deps.len(), GFP_KERNEL)?;
         job_deps.extend_from_slice(&deps, GFP_KERNEL)?;
-        let mut job = Job::new(graph_entity, 1, NodeJob::Graph { deps })?;
+        let mut job = Job::new(entities.graph, 1, NodeJob::Graph { deps })?;
         for dep in job_deps {
             job.add_dependency(dep)?;
         }
@@ -491,13 +776,17 @@ pub(crate) fn submit(
     }
 
     let mut record = GraphRecord {
+        queued_ns: 0,
         nodes: KVec::with_capacity(n, GFP_KERNEL)?,
     };
+    let mut node_fences = KVec::with_capacity(n, GFP_KERNEL)?;
     for v in 0..n {
+        let fence = finished[v].clone().ok_or(EINVAL)?;
+        node_fences.push((v, fence.clone()), GFP_KERNEL)?;
         record.nodes.push(
             NodeRecord {
                 exec: execs[v].clone().ok_or(EINVAL)?,
-                finished: finished[v].clone().ok_or(EINVAL)?,
+                finished: Some(fence),
             },
             GFP_KERNEL,
         )?;
@@ -505,22 +794,12 @@ pub(crate) fn submit(
 
     // Point of no return: nothing below fails.
     let now = now_ns();
+    record.queued_ns = now;
     for job in jobs.drain_all() {
         if let NodeJob::Node { exec, .. } = &*job {
             exec.queued_ns.store(now, Relaxed);
         }
         job.push();
     }
-    for (s, chain) in sigs.drain_all() {
-        let fence: &Fence = match (s.node, &graph_fence) {
-            (Some(v), _) => &record.nodes[v].finished,
-            (None, Some(fence)) => fence,
-            (None, None) => continue,
-        };
-        match chain {
-            Some(chain) => s.syncobj.add_point(chain, fence, s.point),
-            None => s.syncobj.replace_fence(Some(fence)),
-        }
-    }
-    Ok(record)
+    Ok((record, node_fences, graph_fence))
 }

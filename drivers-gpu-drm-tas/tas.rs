@@ -29,11 +29,13 @@ use crate::{
     engine::Ring, //
 };
 
+mod dispatch;
 mod driver;
 mod engine;
 mod file;
 mod gem;
 mod graph;
+mod template;
 
 module! {
     type: TasModule,

@@ -38,7 +38,7 @@ extern "C" {
 enum drm_tas_param {
 	/**
 	 * @DRM_TAS_PARAM_VERSION: Version of the TAS uAPI. It is incremented
-	 * whenever an ioctl, a parameter or a flag is added. Currently 2.
+	 * whenever an ioctl, a parameter or a flag is added. Currently 3.
 	 */
 	DRM_TAS_PARAM_VERSION = 0,
 
@@ -50,13 +50,13 @@ enum drm_tas_param {
 
 	/**
 	 * @DRM_TAS_PARAM_MAX_NODES: Maximum number of nodes (jobs) in one
-	 * submitted graph. Currently 4096.
+	 * submitted graph. Currently 16384.
 	 */
 	DRM_TAS_PARAM_MAX_NODES = 2,
 
 	/**
 	 * @DRM_TAS_PARAM_MAX_EDGES: Maximum number of dependency edges in one
-	 * submitted graph. Currently 16384.
+	 * submitted graph. Currently 65536.
 	 */
 	DRM_TAS_PARAM_MAX_EDGES = 3,
 
@@ -255,14 +255,25 @@ struct drm_tas_node {
 	__u32 op;
 
 	/**
-	 * @class: [in] Priority class, one of &enum drm_tas_class. Checked and
-	 * stored; the dispatcher of this revision runs every class alike.
+	 * @class: [in] Priority class, one of &enum drm_tas_class. Among the
+	 * ready nodes of a file, a ring takes latency work first, then normal,
+	 * then batch work, and within a class the node with the longest
+	 * remaining path (by @duration_ns) to the end of its graph; a class
+	 * that has been passed over 4 times on a ring is served next, so no
+	 * class starves. Between files, the class is the scheduler priority.
+	 * Ignored with &DRM_TAS_SUBMIT_FIFO.
 	 */
 	__u32 class;
 
 	/**
-	 * @gang: [in] Gang id, 0 for none. Stored; the dispatcher of this
-	 * revision does not start gangs together yet.
+	 * @gang: [in] Gang id, 0 for none. The nodes of a graph with the same
+	 * non-zero id form a gang: they must be on different rings, and they
+	 * start together, once all of them are ready and all of their rings
+	 * are idle, or not at all; gangs start one at a time, in the order
+	 * they became ready. When a member fails (it times out, or one of its
+	 * dependencies failed), the members that have not finished complete
+	 * with -ECANCELED, which their successors inherit. Ignored with
+	 * &DRM_TAS_SUBMIT_FIFO.
 	 */
 	__u32 gang;
 
@@ -367,6 +378,9 @@ struct drm_tas_array {
 	__u32 stride;
 };
 
+/* Flag of &drm_tas_submit_graph.flags: stock FIFO dispatch. */
+#define DRM_TAS_SUBMIT_FIFO	(1u << 0)
+
 /**
  * struct drm_tas_submit_graph - Argument of &DRM_IOCTL_TAS_SUBMIT_GRAPH.
  */
@@ -401,7 +415,12 @@ struct drm_tas_submit_graph {
 	 */
 	struct drm_tas_array signals;
 
-	/** @flags: [in] Must be zero. */
+	/**
+	 * @flags: [in] Zero, or &DRM_TAS_SUBMIT_FIFO for the stock dispatch
+	 * (the baseline of measurements): every node is queued to its ring at
+	 * submit, in a topological order, and each ring starts its nodes in
+	 * that order.
+	 */
 	__u32 flags;
 
 	/** @pad: [in] Padding, must be zero. */
@@ -465,11 +484,74 @@ struct drm_tas_graph_info {
 	__u32 done;
 };
 
+/**
+ * struct drm_tas_template_create - Argument of
+ * &DRM_IOCTL_TAS_TEMPLATE_CREATE.
+ *
+ * A template is a graph validated, ranked and bound to its buffers once,
+ * to be launched any number of times with &DRM_IOCTL_TAS_TEMPLATE_LAUNCH.
+ */
+struct drm_tas_template_create {
+	/** @extensions: [in] Must be zero. */
+	__u64 extensions;
+
+	/** @nodes: [in] As &drm_tas_submit_graph.nodes. */
+	struct drm_tas_array nodes;
+
+	/** @edges: [in] As &drm_tas_submit_graph.edges. */
+	struct drm_tas_array edges;
+
+	/** @flags: [in] Must be zero. */
+	__u32 flags;
+
+	/** @handle: [out] Handle of the template in this file, not zero. */
+	__u32 handle;
+};
+
+/**
+ * struct drm_tas_template_launch - Argument of
+ * &DRM_IOCTL_TAS_TEMPLATE_LAUNCH.
+ */
+struct drm_tas_template_launch {
+	/** @handle: [in] The template. */
+	__u32 handle;
+
+	/** @flags: [in] Must be zero. */
+	__u32 flags;
+
+	/**
+	 * @waits: [in] As &drm_tas_submit_graph.waits; node indices refer to
+	 * the template's nodes.
+	 */
+	struct drm_tas_array waits;
+
+	/** @signals: [in] As &drm_tas_submit_graph.signals. */
+	struct drm_tas_array signals;
+
+	/** @graph_id: [out] As &drm_tas_submit_graph.graph_id. */
+	__u64 graph_id;
+};
+
+/**
+ * struct drm_tas_template_destroy - Argument of
+ * &DRM_IOCTL_TAS_TEMPLATE_DESTROY.
+ */
+struct drm_tas_template_destroy {
+	/** @handle: [in] The template. */
+	__u32 handle;
+
+	/** @pad: [in] Must be zero. */
+	__u32 pad;
+};
+
 #define DRM_TAS_GET_PARAM		0x00
 #define DRM_TAS_BO_CREATE		0x01
 #define DRM_TAS_BO_MMAP_OFFSET		0x02
 #define DRM_TAS_SUBMIT_GRAPH		0x03
 #define DRM_TAS_GRAPH_INFO		0x04
+#define DRM_TAS_TEMPLATE_CREATE		0x05
+#define DRM_TAS_TEMPLATE_LAUNCH		0x06
+#define DRM_TAS_TEMPLATE_DESTROY	0x07
 
 /**
  * DOC: TAS ioctls
@@ -497,9 +579,11 @@ struct drm_tas_graph_info {
  *    Submit a whole dependency graph of nodes in one call, see
  *    &struct drm_tas_submit_graph. The graph is validated completely
  *    before anything is queued: on error nothing runs and no syncobj is
- *    touched. Nodes are pushed to their rings in a topological order; a
- *    node starts once its predecessors, its waits and the graph's waits
- *    have signalled. A node whose predecessor failed does not run and
+ *    touched. A node becomes ready once its predecessors have finished
+ *    and its waits and the graph's waits have signalled; the ready nodes
+ *    of a file are handed to their rings a few at a time, by class and
+ *    critical path (see &drm_tas_node.class), so a ready node never waits
+ *    behind one that is not ready. A node whose predecessor failed does not run and
  *    completes with the predecessor's error; independent nodes still run.
  *    A node that runs longer than &DRM_TAS_PARAM_JOB_TIMEOUT_NS fails with
  *    -ETIMEDOUT. Errors:
@@ -507,7 +591,8 @@ struct drm_tas_graph_info {
  *    - -EINVAL: no nodes; non-zero flags, padding, reserved fields or
  *      extensions; a stride below the structure size or above the
  *      limit, or non-zero bytes beyond the known structure; an empty
- *      array with a non-zero ptr or stride; unknown op, ring or class;
+ *      array with a non-zero ptr or stride; unknown op, ring, class or
+ *      flag; two members of a gang on one ring;
  *      a duration above the limit; buffer ranges that are empty, out of
  *      bounds, overflowing, of the wrong size for the operation, or set
  *      for an operation that does not use them; an edge endpoint out of
@@ -517,6 +602,10 @@ struct drm_tas_graph_info {
  *      last point; the same syncobj point signalled twice.
  *    - -E2BIG: more nodes, edges, waits or signals than the limits.
  *    - -ELOOP: the edges contain a cycle.
+ *    - -EDEADLK: a gang that can never start: a member depends on
+ *      another member, or gangs depend on each other in a cycle.
+ *    - -EAGAIN: the file has 1024 graphs in flight; retry once one has
+ *      completed.
  *    - -ENOENT: an unknown buffer or syncobj handle.
  *    - -EFAULT: an array that cannot be read.
  *    - -ENOMEM: out of memory.
@@ -530,6 +619,28 @@ struct drm_tas_graph_info {
  *    &struct drm_tas_node_info or above &DRM_TAS_PARAM_MAX_STRIDE, or
  *    non-zero flags, -EFAULT for an array that cannot be written. Only
  *    the known structure is written in each element.
+ *
+ * .. c:macro:: DRM_IOCTL_TAS_TEMPLATE_CREATE
+ *
+ *    Validate a graph once and keep it as a template, see
+ *    &struct drm_tas_template_create. Fails as
+ *    &DRM_IOCTL_TAS_SUBMIT_GRAPH does for its nodes and edges, and with
+ *    -ENOSPC when the file has 64 templates.
+ *
+ * .. c:macro:: DRM_IOCTL_TAS_TEMPLATE_LAUNCH
+ *
+ *    Run a template as a new graph with its own waits and signals, see
+ *    &struct drm_tas_template_launch. The work of a launch does not grow
+ *    with the number of nodes when the driver has an instance of the
+ *    template ready (it prepares the next one in the background). Fails
+ *    as &DRM_IOCTL_TAS_SUBMIT_GRAPH does for its waits and signals, with
+ *    -ENOENT for an unknown template and -EAGAIN as SUBMIT_GRAPH.
+ *
+ * .. c:macro:: DRM_IOCTL_TAS_TEMPLATE_DESTROY
+ *
+ *    Destroy a template, see &struct drm_tas_template_destroy. Launches
+ *    in flight complete normally. -ENOENT for an unknown template,
+ *    -EINVAL for non-zero padding.
  */
 
 /* Note: this is an enum so that it can be resolved by Rust bindgen. */
@@ -544,6 +655,12 @@ enum {
 						   struct drm_tas_submit_graph),
 	DRM_IOCTL_TAS_GRAPH_INFO	= DRM_IOWR(DRM_COMMAND_BASE + DRM_TAS_GRAPH_INFO,
 						   struct drm_tas_graph_info),
+	DRM_IOCTL_TAS_TEMPLATE_CREATE	= DRM_IOWR(DRM_COMMAND_BASE + DRM_TAS_TEMPLATE_CREATE,
+						   struct drm_tas_template_create),
+	DRM_IOCTL_TAS_TEMPLATE_LAUNCH	= DRM_IOWR(DRM_COMMAND_BASE + DRM_TAS_TEMPLATE_LAUNCH,
+						   struct drm_tas_template_launch),
+	DRM_IOCTL_TAS_TEMPLATE_DESTROY	= DRM_IOWR(DRM_COMMAND_BASE + DRM_TAS_TEMPLATE_DESTROY,
+						   struct drm_tas_template_destroy),
 };
 
 #if defined(__cplusplus)

@@ -565,7 +565,28 @@ impl JobState for Armed {
     const ARMED: bool = true;
 }
 
+/// How a [`Job`] refers to its entity.
+enum EntityRef<'a, T: JobImpl> {
+    Borrowed(&'a Entity<T>),
+    Shared(Arc<Entity<T>>),
+}
+
+impl<T: JobImpl> Deref for EntityRef<'_, T> {
+    type Target = Entity<T>;
+
+    fn deref(&self) -> &Entity<T> {
+        match self {
+            EntityRef::Borrowed(entity) => entity,
+            EntityRef::Shared(entity) => entity,
+        }
+    }
+}
+
 /// A job on its way into an [`Entity`], owned by the driver until it is pushed.
+///
+/// A job either borrows its entity ([`Job::new`]) or, created with [`Job::new_shared`], holds a
+/// reference to it, so that it can be kept (e.g. until its dependencies are done) and armed and
+/// pushed later from any context.
 ///
 /// Dereferences to the driver's data.
 ///
@@ -575,7 +596,7 @@ impl JobState for Armed {
 /// initialised on `entity`, and armed if and only if `S` is [`Armed`].
 pub struct Job<'a, T: JobImpl, S: JobState = Initialized> {
     inner: NonNull<JobInner<T>>,
-    entity: &'a Entity<T>,
+    entity: EntityRef<'a, T>,
     _state: PhantomData<(S, KBox<JobInner<T>>)>,
 }
 
@@ -600,13 +621,15 @@ impl<'a, T: JobImpl, S: JobState> Job<'a, T, S> {
     }
 
     /// The entity the job is for.
-    pub fn entity(&self) -> &'a Entity<T> {
-        self.entity
+    pub fn entity(&self) -> &Entity<T> {
+        &self.entity
     }
 
-    fn into_raw(self) -> (NonNull<JobInner<T>>, &'a Entity<T>) {
+    fn into_raw(self) -> (NonNull<JobInner<T>>, EntityRef<'a, T>) {
         let this = ManuallyDrop::new(self);
-        (this.inner, this.entity)
+        // SAFETY: `this` is not used again and its destructor does not run, so `entity` is moved
+        // out exactly once.
+        (this.inner, unsafe { ptr::read(&this.entity) })
     }
 }
 
@@ -615,6 +638,17 @@ impl<'a, T: JobImpl> Job<'a, T, Initialized> {
     ///
     /// Returns `EINVAL` if `credits` is zero or exceeds the scheduler's credit limit.
     pub fn new(entity: &'a Entity<T>, credits: u32, data: T) -> Result<Self> {
+        let inner = Self::init(entity, credits, data)?;
+        // INVARIANT: `inner` is an initialised, unarmed job on `entity`, owned by the result.
+        Ok(Self {
+            inner,
+            entity: EntityRef::Borrowed(entity),
+            _state: PhantomData,
+        })
+    }
+
+    /// Allocates and initialises a job on `entity`; see [`Job::new`].
+    fn init(entity: &Entity<T>, credits: u32, data: T) -> Result<NonNull<JobInner<T>>> {
         let core = &entity.sched.core;
         if credits == 0 || credits > core.credit_limit {
             return Err(EINVAL);
@@ -645,13 +679,8 @@ impl<'a, T: JobImpl> Job<'a, T, Initialized> {
         };
         // SAFETY: The job is never moved out of its allocation.
         let raw = KBox::into_raw(unsafe { Pin::into_inner_unchecked(inner) });
-        // INVARIANT: `raw` is an initialised, unarmed job on `entity`, counted in `core`.
-        Ok(Self {
-            // SAFETY: `KBox::into_raw()` never returns NULL.
-            inner: unsafe { NonNull::new_unchecked(raw) },
-            entity,
-            _state: PhantomData,
-        })
+        // SAFETY: `KBox::into_raw()` never returns NULL.
+        Ok(unsafe { NonNull::new_unchecked(raw) })
     }
 
     /// Makes the job wait for `fence` before it runs.
@@ -681,6 +710,9 @@ impl<'a, T: JobImpl> Job<'a, T, Initialized> {
 
     /// Arms the job: creates its scheduled and finished fences.
     ///
+    /// The jobs of an entity must be pushed in the order they are armed: callers that arm jobs
+    /// of one entity from several threads serialise `arm()` and [`Job::push`] under one lock.
+    ///
     /// From here on nothing can fail: the job must be pushed, and dropping it pushes it as
     /// cancelled.
     pub fn arm(self) -> Job<'a, T, Armed> {
@@ -693,6 +725,20 @@ impl<'a, T: JobImpl> Job<'a, T, Initialized> {
             entity,
             _state: PhantomData,
         }
+    }
+}
+
+impl<T: JobImpl> Job<'static, T, Initialized> {
+    /// Creates a job on a shared `entity`, which the job holds a reference to until it is
+    /// pushed or dropped; see [`Job::new`].
+    pub fn new_shared(entity: Arc<Entity<T>>, credits: u32, data: T) -> Result<Self> {
+        let inner = Self::init(&entity, credits, data)?;
+        // INVARIANT: `inner` is an initialised, unarmed job on `entity`, owned by the result.
+        Ok(Self {
+            inner,
+            entity: EntityRef::Shared(entity),
+            _state: PhantomData,
+        })
     }
 }
 
@@ -709,7 +755,8 @@ impl<'a, T: JobImpl> Job<'a, T, Armed> {
 
     /// Hands the job to the scheduler, which owns it from here on.
     pub fn push(self) {
-        let (inner, _) = self.into_raw();
+        // A shared entity is only released after the push.
+        let (inner, _entity) = self.into_raw();
         // SAFETY: `inner` is an armed job; the scheduler takes ownership of the allocation and
         // frees it through `free_job::<T>`.
         unsafe { bindings::drm_sched_entity_push_job((*inner.as_ptr()).base()) };
@@ -1059,6 +1106,37 @@ mod tests {
     /// Gives the scheduler time to (wrongly) run something.
     fn settle() {
         fsleep(Delta::from_millis(30));
+    }
+
+    #[test]
+    fn shared_entity_job() -> Result {
+        let faux = device()?;
+        let hw = Hw::new()?;
+        let sched = sched(&faux, c"t-shared", 2)?;
+        let entity = Arc::pin_init(Entity::new(&sched, Priority::Normal), GFP_KERNEL)?;
+
+        // Kept without a borrow of the entity, then armed and pushed.
+        let job = Job::new_shared(entity.clone(), 1, TestJob::new(&hw, 7, Mode::Instant)?)?;
+        let unused = Job::new_shared(entity.clone(), 1, TestJob::new(&hw, 8, Mode::Instant)?)?;
+        drop(unused);
+        assert_eq!(hw.freed(), 1);
+        let job = job.arm();
+        let finished = job.finished_fence();
+        job.push();
+        finished.wait(false, Some(WAIT))?;
+        assert_eq!(errno(&finished), 0);
+        assert_eq!(hw.order().as_slice(), &[7]);
+
+        // A job holding the last reference: the entity goes right after the push, which
+        // cancels the job unless it has already been picked. Either way its fence signals.
+        let orphan = Job::new_shared(entity, 1, TestJob::new(&hw, 9, Mode::Instant)?)?.arm();
+        let finished = orphan.finished_fence();
+        orphan.push();
+        finished.wait(false, Some(WAIT))?;
+        assert!(errno(&finished) == 0 || errno(&finished) == ESRCH.to_errno());
+        drop(sched);
+        assert_eq!(hw.freed(), 3);
+        Ok(())
     }
 
     #[test]

@@ -29,7 +29,7 @@
 #include "kselftest_harness.h"
 #include "tas_common.h"
 
-#define TAS_UAPI_VERSION	2
+#define TAS_UAPI_VERSION	3
 #define TAS_MAX_RINGS		16
 #define TAS_NUM_OPS		(DRM_TAS_OP_MATMUL + 1)
 #define TAS_NUM_CLASSES		(DRM_TAS_CLASS_BATCH + 1)
@@ -355,16 +355,18 @@ static __u64 tas_matmul_imm(__u64 m, __u64 n, __u64 k)
 	return m | n << 16 | k << 32;
 }
 
-static int tas_submit(int fd, const struct drm_tas_node *nodes,
-		      __u32 num_nodes, const struct drm_tas_edge *edges,
-		      __u32 num_edges, const struct drm_tas_sync *waits,
-		      __u32 num_waits, const struct drm_tas_sync *signals,
-		      __u32 num_signals, __u64 *graph_id)
+static int tas_submit_flags(int fd, __u32 flags,
+			    const struct drm_tas_node *nodes, __u32 num_nodes,
+			    const struct drm_tas_edge *edges, __u32 num_edges,
+			    const struct drm_tas_sync *waits, __u32 num_waits,
+			    const struct drm_tas_sync *signals,
+			    __u32 num_signals, __u64 *graph_id)
 {
 	struct drm_tas_submit_graph args;
 	int ret;
 
 	memset(&args, 0, sizeof(args));
+	args.flags = flags;
 	tas_array_init(&args.nodes, nodes, num_nodes, sizeof(*nodes));
 	tas_array_init(&args.edges, edges, num_edges, sizeof(*edges));
 	tas_array_init(&args.waits, waits, num_waits, sizeof(*waits));
@@ -374,6 +376,17 @@ static int tas_submit(int fd, const struct drm_tas_node *nodes,
 	if (!ret && graph_id)
 		*graph_id = args.graph_id;
 	return ret;
+}
+
+static int tas_submit(int fd, const struct drm_tas_node *nodes,
+		      __u32 num_nodes, const struct drm_tas_edge *edges,
+		      __u32 num_edges, const struct drm_tas_sync *waits,
+		      __u32 num_waits, const struct drm_tas_sync *signals,
+		      __u32 num_signals, __u64 *graph_id)
+{
+	return tas_submit_flags(fd, 0, nodes, num_nodes, edges, num_edges,
+				waits, num_waits, signals, num_signals,
+				graph_id);
 }
 
 static int tas_graph_info(int fd, __u64 graph_id,
@@ -522,8 +535,8 @@ TEST_F(tas, param_limits)
 		__u32 param;
 		__u64 value;
 	} limits[] = {
-		{ DRM_TAS_PARAM_MAX_NODES, 4096 },
-		{ DRM_TAS_PARAM_MAX_EDGES, 16384 },
+		{ DRM_TAS_PARAM_MAX_NODES, 16384 },
+		{ DRM_TAS_PARAM_MAX_EDGES, 65536 },
 		{ DRM_TAS_PARAM_MAX_WAITS, 64 },
 		{ DRM_TAS_PARAM_MAX_SIGNALS, 64 },
 		{ DRM_TAS_PARAM_MAX_BO_SIZE, 64ULL << 20 },
@@ -1146,7 +1159,13 @@ static int tas_mut_too_many_signals(struct tas_sub *s)
 
 static int tas_mut_flags(struct tas_sub *s)
 {
-	s->args.flags = 1;
+	s->args.flags = DRM_TAS_SUBMIT_FIFO << 1;
+	return 0;
+}
+
+static int tas_mut_fifo(struct tas_sub *s)
+{
+	s->args.flags = DRM_TAS_SUBMIT_FIFO;
 	return 0;
 }
 
@@ -1369,11 +1388,31 @@ static int tas_mut_classes(struct tas_sub *s)
 	return 0;
 }
 
+/* Gangs of one node each. */
 static int tas_mut_gang(struct tas_sub *s)
 {
 	s->nodes[0].gang = 1;
-	s->nodes[1].gang = 1;
 	s->nodes[3].gang = 0xffffffff;
+	return 0;
+}
+
+/* A gang of two nodes on different rings, one waiting for the other. */
+static int tas_mut_gang_dependent(struct tas_sub *s)
+{
+	if (s->num_rings < 2)
+		return -ENODEV;
+	s->nodes[1].gang = 7;
+	s->nodes[2].gang = 7;
+	return 0;
+}
+
+/* A gang of two nodes on one ring. */
+static int tas_mut_gang_same_ring(struct tas_sub *s)
+{
+	s->nodes[1].ring = 0;
+	s->nodes[2].ring = 0;
+	s->nodes[1].gang = 7;
+	s->nodes[2].gang = 7;
 	return 0;
 }
 
@@ -1914,6 +1953,21 @@ FIXTURE_VARIANT_ADD(tas_submit, classes) {
 FIXTURE_VARIANT_ADD(tas_submit, gang) {
 	.mutate = tas_mut_gang,
 	.expected = 0,
+};
+
+FIXTURE_VARIANT_ADD(tas_submit, fifo) {
+	.mutate = tas_mut_fifo,
+	.expected = 0,
+};
+
+FIXTURE_VARIANT_ADD(tas_submit, gang_dependent) {
+	.mutate = tas_mut_gang_dependent,
+	.expected = -EDEADLK,
+};
+
+FIXTURE_VARIANT_ADD(tas_submit, gang_same_ring) {
+	.mutate = tas_mut_gang_same_ring,
+	.expected = -EINVAL,
 };
 
 FIXTURE_VARIANT_ADD(tas_submit, buf_at_end) {
@@ -3216,3 +3270,372 @@ TEST_F(tas, close_with_graph_in_flight)
 }
 
 TEST_HARNESS_MAIN
+
+/*
+ * On ring 0, node 2 waits for a long node on ring 1 and node 3 for a short
+ * one on ring 2; a topological push puts node 2 first. The dispatcher
+ * starts node 3 as soon as it is ready; the stock FIFO dispatch holds it
+ * behind node 2 (head-of-line blocking), which is the baseline.
+ */
+TEST_F(tas, dispatch_no_head_of_line_blocking)
+{
+	struct drm_tas_node_info info[4];
+	struct drm_tas_node nodes[4];
+	struct drm_tas_edge edges[2];
+	struct drm_tas_sync signal;
+	__u32 syncobj, done, fifo;
+	__u64 graph_id;
+
+	if (self->num_rings < 3)
+		SKIP(return, "fewer than 3 rings");
+	ASSERT_EQ(0, tas_syncobj_create(self->fd, 0, &syncobj));
+	tas_node_init(&nodes[0], 1, DRM_TAS_OP_NOP, 50 * TAS_NSEC_PER_MSEC);
+	tas_node_init(&nodes[1], 2, DRM_TAS_OP_NOP, TAS_NSEC_PER_MSEC);
+	tas_node_init(&nodes[2], 0, DRM_TAS_OP_NOP, TAS_NSEC_PER_MSEC);
+	tas_node_init(&nodes[3], 0, DRM_TAS_OP_NOP, TAS_NSEC_PER_MSEC);
+	tas_edge_init(&edges[0], 0, 2);
+	tas_edge_init(&edges[1], 1, 3);
+	tas_sync_init(&signal, syncobj, DRM_TAS_NODE_GRAPH, 0);
+
+	for (fifo = 0; fifo < 2; fifo++) {
+		ASSERT_EQ(0, tas_submit_flags(self->fd,
+					      fifo ? DRM_TAS_SUBMIT_FIFO : 0,
+					      nodes, 4, edges, 2, NULL, 0,
+					      &signal, 1, &graph_id));
+		ASSERT_EQ(0, tas_syncobj_wait_graph(self->fd, syncobj));
+		ASSERT_EQ(0, tas_graph_info(self->fd, graph_id, info, 4,
+					    &done));
+		EXPECT_EQ(1U, done);
+		ASSERT_NE(0ULL, info[3].started_ns);
+		/* Held behind node 2 only with the stock dispatch. */
+		EXPECT_EQ(!!fifo, info[3].started_ns >= info[0].finished_ns);
+		EXPECT_GE(info[2].started_ns, info[0].finished_ns);
+		EXPECT_GE(info[3].started_ns, info[1].finished_ns);
+	}
+	tas_syncobj_destroy(self->fd, syncobj);
+}
+
+/*
+ * A gang of three nodes on rings that a previous graph keeps busy for
+ * different times: no member starts before every ring is free, and then
+ * they all start within 5 ms of each other.
+ */
+TEST_F(tas, gang_starts_together)
+{
+	struct drm_tas_node_info busy_info[2], info[3];
+	struct drm_tas_node busy[2], gang[3];
+	struct drm_tas_sync signal;
+	__u64 busy_id, gang_id, first = ~0ULL, last = 0;
+	__u32 syncobj, done, i;
+
+	if (self->num_rings < 3)
+		SKIP(return, "fewer than 3 rings");
+	ASSERT_EQ(0, tas_syncobj_create(self->fd, 0, &syncobj));
+	tas_node_init(&busy[0], 0, DRM_TAS_OP_NOP, 10 * TAS_NSEC_PER_MSEC);
+	tas_node_init(&busy[1], 1, DRM_TAS_OP_NOP, 30 * TAS_NSEC_PER_MSEC);
+	for (i = 0; i < 3; i++) {
+		tas_node_init(&gang[i], i, DRM_TAS_OP_NOP, TAS_NSEC_PER_MSEC);
+		gang[i].gang = 5;
+	}
+	tas_sync_init(&signal, syncobj, DRM_TAS_NODE_GRAPH, 0);
+	ASSERT_EQ(0, tas_submit(self->fd, busy, 2, NULL, 0, NULL, 0, NULL, 0,
+				&busy_id));
+	ASSERT_EQ(0, tas_submit(self->fd, gang, 3, NULL, 0, NULL, 0, &signal,
+				1, &gang_id));
+	ASSERT_EQ(0, tas_syncobj_wait_graph(self->fd, syncobj));
+	ASSERT_EQ(0, tas_graph_info(self->fd, gang_id, info, 3, &done));
+	EXPECT_EQ(1U, done);
+	ASSERT_EQ(0, tas_graph_info(self->fd, busy_id, busy_info, 2, &done));
+	EXPECT_EQ(1U, done);
+
+	for (i = 0; i < 3; i++) {
+		EXPECT_EQ(0, info[i].error);
+		EXPECT_GE(info[i].started_ns, busy_info[1].finished_ns);
+		if (info[i].started_ns < first)
+			first = info[i].started_ns;
+		if (info[i].started_ns > last)
+			last = info[i].started_ns;
+	}
+	EXPECT_LE(last - first, 5 * TAS_NSEC_PER_MSEC);
+	tas_syncobj_destroy(self->fd, syncobj);
+}
+
+/*
+ * A gang of two whose member on ring 0 fails before the gang can start: it
+ * waits for a node that runs into the job timeout. The gang does not start
+ * at all: the member on ring 1 completes with -ECANCELED without running, and
+ * its successor inherits the error.
+ */
+TEST_F(tas, gang_member_failure_cancels_gang)
+{
+	struct drm_tas_node_info info[4];
+	struct drm_tas_node nodes[4];
+	struct drm_tas_edge edges[2];
+	struct drm_tas_sync signal;
+	__u64 timeout = 0, max_duration = 0, graph_id;
+	__u32 syncobj, done = 0;
+	int status = 0;
+
+	if (self->num_rings < 2)
+		SKIP(return, "one ring");
+	ASSERT_EQ(0, tas_get_param(self->fd, DRM_TAS_PARAM_JOB_TIMEOUT_NS, 0,
+				   &timeout));
+	ASSERT_EQ(0, tas_get_param(self->fd, DRM_TAS_PARAM_MAX_DURATION_NS, 0,
+				   &max_duration));
+	if (!timeout || timeout > 2 * TAS_NSEC_PER_SEC ||
+	    max_duration < 2 * timeout)
+		SKIP(return, "job timeout of %llu ns", (unsigned long long)timeout);
+
+	ASSERT_EQ(0, tas_syncobj_create(self->fd, 0, &syncobj));
+	tas_node_init(&nodes[0], 0, DRM_TAS_OP_NOP, 2 * timeout);
+	tas_node_init(&nodes[1], 0, DRM_TAS_OP_NOP, TAS_NSEC_PER_MSEC);
+	tas_node_init(&nodes[2], 1, DRM_TAS_OP_NOP, TAS_NSEC_PER_MSEC);
+	tas_node_init(&nodes[3], 1, DRM_TAS_OP_NOP, TAS_NSEC_PER_MSEC);
+	nodes[1].gang = 9;
+	nodes[2].gang = 9;
+	tas_edge_init(&edges[0], 0, 1);
+	tas_edge_init(&edges[1], 2, 3);
+	tas_sync_init(&signal, syncobj, DRM_TAS_NODE_GRAPH, 0);
+	ASSERT_EQ(0, tas_submit(self->fd, nodes, 4, edges, 2, NULL, 0, &signal,
+				1, &graph_id));
+	ASSERT_EQ(0, tas_syncobj_wait_graph(self->fd, syncobj));
+	ASSERT_EQ(0, tas_graph_info(self->fd, graph_id, info, 4, &done));
+	EXPECT_EQ(1U, done);
+
+	EXPECT_EQ(-ETIMEDOUT, info[0].error);
+	EXPECT_EQ(-ETIMEDOUT, info[1].error);
+	EXPECT_EQ(0ULL, info[1].started_ns);
+	EXPECT_EQ(-ECANCELED, info[2].error);
+	EXPECT_EQ(0ULL, info[2].started_ns);
+	EXPECT_EQ(-ECANCELED, info[3].error);
+	EXPECT_EQ(0ULL, info[3].started_ns);
+	ASSERT_EQ(0, tas_syncobj_fence_status(self->fd, syncobj, &status));
+	EXPECT_LT(status, 0);
+	tas_syncobj_destroy(self->fd, syncobj);
+}
+
+#define TAS_BATCH_PER_RING	16
+
+/*
+ * A latency-class node submitted while batch work fills every ring starts
+ * after at most the batch nodes of its ring already handed to the ring.
+ */
+TEST_F(tas, latency_class_overtakes_batch)
+{
+	struct drm_tas_node_info *batch_info, info;
+	struct drm_tas_node *batch, node;
+	struct drm_tas_sync signal;
+	__u32 syncobj, done, i, n, before = 0;
+	__u64 batch_id, id;
+
+	n = TAS_BATCH_PER_RING * self->num_rings;
+	batch = calloc(n, sizeof(*batch));
+	batch_info = calloc(n, sizeof(*batch_info));
+	ASSERT_NE(NULL, batch);
+	ASSERT_NE(NULL, batch_info);
+	ASSERT_EQ(0, tas_syncobj_create(self->fd, 0, &syncobj));
+	for (i = 0; i < n; i++) {
+		tas_node_init(&batch[i], i % self->num_rings, DRM_TAS_OP_NOP,
+			      5 * TAS_NSEC_PER_MSEC);
+		batch[i].class = DRM_TAS_CLASS_BATCH;
+	}
+	tas_node_init(&node, 0, DRM_TAS_OP_NOP, TAS_NSEC_PER_MSEC);
+	node.class = DRM_TAS_CLASS_LATENCY;
+	tas_sync_init(&signal, syncobj, DRM_TAS_NODE_GRAPH, 0);
+	ASSERT_EQ(0, tas_submit(self->fd, batch, n, NULL, 0, NULL, 0, &signal,
+				1, &batch_id));
+	ASSERT_EQ(0, tas_submit(self->fd, &node, 1, NULL, 0, NULL, 0, NULL, 0,
+				&id));
+	ASSERT_EQ(0, tas_syncobj_wait_graph(self->fd, syncobj));
+	ASSERT_EQ(0, tas_graph_info(self->fd, id, &info, 1, &done));
+	EXPECT_EQ(1U, done);
+	EXPECT_EQ(0, info.error);
+	ASSERT_EQ(0, tas_graph_info(self->fd, batch_id, batch_info, n, &done));
+	EXPECT_EQ(1U, done);
+	for (i = 0; i < n; i += self->num_rings)
+		before += batch_info[i].started_ns < info.started_ns;
+	EXPECT_LE(before, 3U);
+	tas_syncobj_destroy(self->fd, syncobj);
+	free(batch_info);
+	free(batch);
+}
+
+static int tas_template_create(int fd, const struct drm_tas_node *nodes,
+			       __u32 num_nodes, const struct drm_tas_edge *edges,
+			       __u32 num_edges, __u32 *handle)
+{
+	struct drm_tas_template_create args;
+	int ret;
+
+	memset(&args, 0, sizeof(args));
+	tas_array_init(&args.nodes, nodes, num_nodes, sizeof(*nodes));
+	tas_array_init(&args.edges, edges, num_edges, sizeof(*edges));
+	ret = tas_ioctl(fd, DRM_IOCTL_TAS_TEMPLATE_CREATE, &args);
+	if (!ret)
+		*handle = args.handle;
+	return ret;
+}
+
+static int tas_template_launch(int fd, __u32 handle,
+			       const struct drm_tas_sync *waits, __u32 num_waits,
+			       const struct drm_tas_sync *signals,
+			       __u32 num_signals, __u64 *graph_id)
+{
+	struct drm_tas_template_launch args;
+	int ret;
+
+	memset(&args, 0, sizeof(args));
+	args.handle = handle;
+	tas_array_init(&args.waits, waits, num_waits, sizeof(*waits));
+	tas_array_init(&args.signals, signals, num_signals, sizeof(*signals));
+	ret = tas_ioctl(fd, DRM_IOCTL_TAS_TEMPLATE_LAUNCH, &args);
+	if (!ret && graph_id)
+		*graph_id = args.graph_id;
+	return ret;
+}
+
+static int tas_template_destroy(int fd, __u32 handle)
+{
+	struct drm_tas_template_destroy args = { .handle = handle };
+
+	return tas_ioctl(fd, DRM_IOCTL_TAS_TEMPLATE_DESTROY, &args);
+}
+
+#define TAS_TPL_LAUNCHES	10000
+#define TAS_TPL_WORDS		64
+
+/*
+ * A template that adds a buffer of ones to an accumulator and copies the
+ * accumulator on another ring, launched 10000 times, each launch waiting for
+ * the timeline point of the one before: the accumulator and its copy count
+ * the launches.
+ */
+TEST_F(tas, template_launched_10000_times)
+{
+	const __u64 range = TAS_TPL_WORDS * sizeof(__u32);
+	struct drm_tas_sync wait, signal;
+	struct drm_tas_node nodes[2];
+	struct drm_tas_edge edge;
+	__u32 bo, timeline, handle, i;
+	__u32 *mem;
+
+	ASSERT_EQ(0, tas_bo_create_map(self->fd, 3 * range, &bo, (void **)&mem));
+	for (i = 0; i < TAS_TPL_WORDS; i++)
+		mem[TAS_TPL_WORDS + i] = 1;
+	ASSERT_EQ(0, tas_syncobj_create(self->fd, 0, &timeline));
+
+	/* acc += ones; copy = acc */
+	tas_node_init(&nodes[0], 0, DRM_TAS_OP_ADD, 0);
+	tas_buf_init(&nodes[0].dst, bo, 0, range);
+	tas_buf_init(&nodes[0].src[0], bo, 0, range);
+	tas_buf_init(&nodes[0].src[1], bo, range, range);
+	tas_node_init(&nodes[1], 1 % self->num_rings, DRM_TAS_OP_COPY, 0);
+	tas_buf_init(&nodes[1].src[0], bo, 0, range);
+	tas_buf_init(&nodes[1].dst, bo, 2 * range, range);
+	tas_edge_init(&edge, 0, 1);
+	ASSERT_EQ(0, tas_template_create(self->fd, nodes, 2, &edge, 1, &handle));
+	ASSERT_NE(0U, handle);
+
+	for (i = 0; i < TAS_TPL_LAUNCHES; i++) {
+		tas_sync_init(&wait, timeline, DRM_TAS_NODE_GRAPH, i);
+		tas_sync_init(&signal, timeline, DRM_TAS_NODE_GRAPH, i + 1);
+		ASSERT_EQ(0, tas_template_launch(self->fd, handle, &wait, i ? 1 : 0,
+						 &signal, 1, NULL))
+			TH_LOG("launch %u", i);
+	}
+	ASSERT_EQ(0, tas_syncobj_timeline_wait(self->fd, timeline,
+					       TAS_TPL_LAUNCHES, TAS_WAIT_NS));
+	for (i = 0; i < TAS_TPL_WORDS; i++) {
+		ASSERT_EQ((__u32)TAS_TPL_LAUNCHES, mem[i]) TH_LOG("word %u", i);
+		ASSERT_EQ((__u32)TAS_TPL_LAUNCHES, mem[2 * TAS_TPL_WORDS + i])
+			TH_LOG("copy word %u", i);
+	}
+	ASSERT_EQ(0, tas_template_destroy(self->fd, handle));
+	tas_syncobj_destroy(self->fd, timeline);
+	munmap(mem, 3 * range);
+}
+
+/* Destroying a template with a launch in flight lets the launch complete. */
+TEST_F(tas, template_destroy_in_flight)
+{
+	struct drm_tas_node_info info;
+	struct drm_tas_sync signal;
+	struct drm_tas_node node;
+	__u32 handle, syncobj, done = 0;
+	__u64 graph_id;
+
+	ASSERT_EQ(0, tas_syncobj_create(self->fd, 0, &syncobj));
+	tas_node_init(&node, 0, DRM_TAS_OP_NOP, 50 * TAS_NSEC_PER_MSEC);
+	ASSERT_EQ(0, tas_template_create(self->fd, &node, 1, NULL, 0, &handle));
+	tas_sync_init(&signal, syncobj, DRM_TAS_NODE_GRAPH, 0);
+	ASSERT_EQ(0, tas_template_launch(self->fd, handle, NULL, 0, &signal, 1,
+					 &graph_id));
+	ASSERT_EQ(0, tas_template_destroy(self->fd, handle));
+	EXPECT_EQ(-ENOENT, tas_template_launch(self->fd, handle, NULL, 0, NULL,
+					       0, NULL));
+	ASSERT_EQ(0, tas_syncobj_wait_graph(self->fd, syncobj));
+	ASSERT_EQ(0, tas_graph_info(self->fd, graph_id, &info, 1, &done));
+	EXPECT_EQ(1U, done);
+	EXPECT_EQ(0, info.error);
+	EXPECT_GE(info.finished_ns - info.started_ns, 50 * TAS_NSEC_PER_MSEC);
+	tas_syncobj_destroy(self->fd, syncobj);
+}
+
+TEST_F(tas, template_errors)
+{
+	struct drm_tas_template_destroy destroy = { 0 };
+	struct drm_tas_template_launch launch = { 0 };
+	struct drm_tas_template_create create = { 0 };
+	struct drm_tas_node nodes[2];
+	struct drm_tas_edge edges[2];
+	struct drm_tas_sync signal;
+	__u32 handle, handles[64], i;
+
+	tas_node_init(&nodes[0], 0, DRM_TAS_OP_NOP, 0);
+	tas_node_init(&nodes[1], 0, DRM_TAS_OP_NOP, 0);
+	tas_edge_init(&edges[0], 0, 1);
+	tas_edge_init(&edges[1], 1, 0);
+
+	EXPECT_EQ(-ELOOP, tas_template_create(self->fd, nodes, 2, edges, 2,
+					      &handle));
+	EXPECT_EQ(-EINVAL, tas_template_create(self->fd, nodes, 0, NULL, 0,
+					       &handle));
+	tas_array_init(&create.nodes, nodes, 1, sizeof(nodes[0]));
+	create.flags = 1;
+	EXPECT_EQ(-EINVAL, tas_ioctl(self->fd, DRM_IOCTL_TAS_TEMPLATE_CREATE,
+				     &create));
+	create.flags = 0;
+	create.extensions = 1;
+	EXPECT_EQ(-EINVAL, tas_ioctl(self->fd, DRM_IOCTL_TAS_TEMPLATE_CREATE,
+				     &create));
+
+	EXPECT_EQ(-ENOENT, tas_template_launch(self->fd, 12345, NULL, 0, NULL,
+					       0, NULL));
+	EXPECT_EQ(-ENOENT, tas_template_destroy(self->fd, 12345));
+
+	ASSERT_EQ(0, tas_template_create(self->fd, nodes, 2, edges, 1, &handle));
+	launch.handle = handle;
+	launch.flags = 1;
+	EXPECT_EQ(-EINVAL, tas_ioctl(self->fd, DRM_IOCTL_TAS_TEMPLATE_LAUNCH,
+				     &launch));
+	/* A signal of a node the template does not have. */
+	tas_sync_init(&signal, 1, 2, 0);
+	EXPECT_EQ(-EINVAL, tas_template_launch(self->fd, handle, NULL, 0,
+					       &signal, 1, NULL));
+	destroy.handle = handle;
+	destroy.pad = 1;
+	EXPECT_EQ(-EINVAL, tas_ioctl(self->fd, DRM_IOCTL_TAS_TEMPLATE_DESTROY,
+				     &destroy));
+	ASSERT_EQ(0, tas_template_destroy(self->fd, handle));
+	EXPECT_EQ(-ENOENT, tas_template_destroy(self->fd, handle));
+
+	/* At most 64 templates per file. */
+	for (i = 0; i < 64; i++)
+		ASSERT_EQ(0, tas_template_create(self->fd, nodes, 1, NULL, 0,
+						 &handles[i]));
+	EXPECT_EQ(-ENOSPC, tas_template_create(self->fd, nodes, 1, NULL, 0,
+					       &handle));
+	for (i = 0; i < 64; i++)
+		ASSERT_EQ(0, tas_template_destroy(self->fd, handles[i]));
+	ASSERT_EQ(0, tas_run_nop(self->fd));
+}

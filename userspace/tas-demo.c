@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * tas-demo: show what the TAS virtual DRM driver reports, run a
- * transformer-block-like graph through it and print its per-ring timelines
- * and makespan, then the gpu_scheduler trace events recorded in tracefs with
+ * transformer-block-like graph through it with the stock dispatch and with
+ * the graph dispatcher and print their per-ring timelines and makespans,
+ * then the gpu_scheduler trace events recorded in tracefs with
  * a per-job summary of their latency fields (every field whose name ends in
  * "_ns").
  *
@@ -27,13 +28,15 @@
 #include <drm/drm.h>
 #include <drm/tas_drm.h>
 
+#include "tas_graphs.h"
+
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
 /* Field separators of a trace line; the newline ends the last field. */
 #define SEPARATORS		", \t\n"
 
 #define MAX_SHOWN_EVENTS	100
-#define MAX_JOBS		256
+#define MAX_JOBS		512
 #define MAX_FIELDS		8
 #define MAX_EVENT_TYPES		16
 
@@ -312,225 +315,36 @@ static int show_trace(const char *path)
 	return 0;
 }
 
-/*
- * A transformer block, forward pass, two micro-batches, tensor parallel over
- * two compute rings: per micro-batch and shard an attention part (QKV
- * projection, attention, output projection) and an MLP part (layer norm, up
- * projection, activation, down projection), each followed by an
- * all-reduce-like chain of steps on the communication ring, with the input
- * and output copies and a weight prefetch on the copy ring. While one
- * micro-batch is in its all-reduce, the other computes.
- */
-#define DEMO_MAX_NODES		64
-#define DEMO_MAX_EDGES		128
-#define DEMO_MICRO_BATCHES	2
-#define DEMO_SHARDS		2
-#define DEMO_AR_STEPS		3
 #define DEMO_COLUMNS		60
-#define MSEC			1000000ULL
 
-enum { RING_COMPUTE0, RING_COMPUTE1, RING_COPY, RING_COMM, DEMO_RINGS };
-
-static const char * const demo_ring_names[DEMO_RINGS] = {
+static const char * const demo_ring_names[TAS_TF_RINGS] = {
 	"compute0", "compute1", "copy", "comm",
 };
 
-struct demo_graph {
-	struct drm_tas_node nodes[DEMO_MAX_NODES];
-	struct drm_tas_edge edges[DEMO_MAX_EDGES];
-	char names[DEMO_MAX_NODES][24];
-	unsigned int ring[DEMO_MAX_NODES];
-	unsigned int n, e;
-	unsigned int num_rings;
-};
-
-static unsigned int demo_node(struct demo_graph *g, unsigned int ring,
-			      __u64 duration_ns, const char *name, int mb,
-			      int shard)
+static void print_timelines(const struct tas_graph *g,
+			    const struct drm_tas_node_info *info)
 {
-	struct drm_tas_node *node = &g->nodes[g->n];
-
-	memset(node, 0, sizeof(*node));
-	node->ring = ring % g->num_rings;
-	node->op = DRM_TAS_OP_NOP;
-	node->duration_ns = duration_ns;
-	g->ring[g->n] = ring;
-	if (shard >= 0)
-		snprintf(g->names[g->n], sizeof(g->names[0]), "%s.mb%d.s%d",
-			 name, mb, shard);
-	else if (mb >= 0)
-		snprintf(g->names[g->n], sizeof(g->names[0]), "%s.mb%d", name,
-			 mb);
-	else
-		snprintf(g->names[g->n], sizeof(g->names[0]), "%s", name);
-	return g->n++;
-}
-
-static void demo_edge(struct demo_graph *g, unsigned int from, unsigned int to)
-{
-	g->edges[g->e].from = from;
-	g->edges[g->e].to = to;
-	g->e++;
-}
-
-/* Adds an all-reduce-like chain after the given nodes; returns its last step. */
-static unsigned int demo_allreduce(struct demo_graph *g, const unsigned int *after,
-				   int mb, const char *name)
-{
-	unsigned int prev = 0, step;
-	int i, s;
-
-	for (i = 0; i < DEMO_AR_STEPS; i++) {
-		char n[16];
-
-		snprintf(n, sizeof(n), "%s%d", name, i);
-		step = demo_node(g, RING_COMM, 3 * MSEC / 2, n, mb, -1);
-		if (i == 0)
-			for (s = 0; s < DEMO_SHARDS; s++)
-				demo_edge(g, after[s], step);
-		else
-			demo_edge(g, prev, step);
-		prev = step;
-	}
-	return prev;
-}
-
-static void demo_build(struct demo_graph *g)
-{
-	unsigned int in, proj[DEMO_SHARDS], down[DEMO_SHARDS], ar, out, v;
-	int mb, s;
-
-	demo_node(g, RING_COPY, 8 * MSEC, "prefetch-w", -1, -1);
-	for (mb = 0; mb < DEMO_MICRO_BATCHES; mb++) {
-		in = demo_node(g, RING_COPY, 2 * MSEC, "h2d", mb, -1);
-		for (s = 0; s < DEMO_SHARDS; s++) {
-			v = demo_node(g, s, 4 * MSEC, "qkv", mb, s);
-			demo_edge(g, in, v);
-			demo_edge(g, v, demo_node(g, s, 6 * MSEC, "attn", mb, s));
-			proj[s] = demo_node(g, s, 3 * MSEC, "proj", mb, s);
-			demo_edge(g, g->n - 2, proj[s]);
-		}
-		ar = demo_allreduce(g, proj, mb, "ar-attn");
-		for (s = 0; s < DEMO_SHARDS; s++) {
-			v = demo_node(g, s, 1 * MSEC, "ln", mb, s);
-			demo_edge(g, ar, v);
-			demo_edge(g, v, demo_node(g, s, 6 * MSEC, "up", mb, s));
-			v = g->n - 1;
-			demo_edge(g, v, demo_node(g, s, 1 * MSEC, "act", mb, s));
-			down[s] = demo_node(g, s, 5 * MSEC, "down", mb, s);
-			demo_edge(g, g->n - 2, down[s]);
-		}
-		ar = demo_allreduce(g, down, mb, "ar-mlp");
-		out = demo_node(g, RING_COPY, 2 * MSEC, "d2h", mb, -1);
-		demo_edge(g, ar, out);
-	}
-}
-
-/*
- * Longest path through the graph, in ns, with each node weighted by the time
- * it actually executed (started to finished); nodes are created in
- * topological order.
- */
-static __u64 demo_critical_path(const struct demo_graph *g,
-				const struct drm_tas_node_info *info)
-{
-	__u64 finish[DEMO_MAX_NODES], best = 0;
-	unsigned int i, j;
-
-	for (i = 0; i < g->n; i++) {
-		__u64 start = 0;
-
-		for (j = 0; j < g->e; j++)
-			if (g->edges[j].to == i && finish[g->edges[j].from] > start)
-				start = finish[g->edges[j].from];
-		finish[i] = start + info[i].finished_ns - info[i].started_ns;
-		if (finish[i] > best)
-			best = finish[i];
-	}
-	return best;
-}
-
-static int demo_syncobj_wait(int fd, __u32 handle)
-{
-	struct drm_syncobj_wait wait = {
-		.handles = (__u64)(uintptr_t)&handle,
-		.count_handles = 1,
-		.flags = DRM_SYNCOBJ_WAIT_FLAGS_WAIT_FOR_SUBMIT,
-	};
-	struct timespec now;
-
-	clock_gettime(CLOCK_MONOTONIC, &now);
-	wait.timeout_nsec = (now.tv_sec + 30) * 1000000000LL + now.tv_nsec;
-	return ioctl(fd, DRM_IOCTL_SYNCOBJ_WAIT, &wait) ? -errno : 0;
-}
-
-static int run_transformer(int fd)
-{
-	static struct drm_tas_node_info info[DEMO_MAX_NODES];
-	static struct demo_graph g;
-	struct drm_tas_get_param gp = { .param = DRM_TAS_PARAM_NUM_RINGS };
-	struct drm_syncobj_create create = { 0 };
-	struct drm_tas_submit_graph submit = { 0 };
-	struct drm_tas_graph_info gi = { 0 };
-	__u64 t0 = ~0ULL, t1 = 0, work = 0, cp, lower;
-	struct drm_tas_sync signal = { 0 };
+	__u64 t0 = ~0ULL, t1 = 0;
 	unsigned int i, r, c;
 
-	if (ioctl(fd, DRM_IOCTL_TAS_GET_PARAM, &gp))
-		return -errno;
-	g.num_rings = gp.value < DEMO_RINGS ? gp.value : DEMO_RINGS;
-	demo_build(&g);
-
-	if (ioctl(fd, DRM_IOCTL_SYNCOBJ_CREATE, &create))
-		return -errno;
-	signal.handle = create.handle;
-	signal.node = DRM_TAS_NODE_GRAPH;
-	submit.nodes.ptr = (__u64)(uintptr_t)g.nodes;
-	submit.nodes.count = g.n;
-	submit.nodes.stride = sizeof(g.nodes[0]);
-	submit.edges.ptr = (__u64)(uintptr_t)g.edges;
-	submit.edges.count = g.e;
-	submit.edges.stride = sizeof(g.edges[0]);
-	submit.signals.ptr = (__u64)(uintptr_t)&signal;
-	submit.signals.count = 1;
-	submit.signals.stride = sizeof(signal);
-	if (ioctl(fd, DRM_IOCTL_TAS_SUBMIT_GRAPH, &submit))
-		return -errno;
-	if (demo_syncobj_wait(fd, create.handle))
-		return -ETIME;
-
-	gi.graph_id = submit.graph_id;
-	gi.nodes.ptr = (__u64)(uintptr_t)info;
-	gi.nodes.count = g.n;
-	gi.nodes.stride = sizeof(info[0]);
-	if (ioctl(fd, DRM_IOCTL_TAS_GRAPH_INFO, &gi))
-		return -errno;
-
-	for (i = 0; i < g.n; i++) {
+	for (i = 0; i < g->n; i++) {
 		if (info[i].queued_ns < t0)
 			t0 = info[i].queued_ns;
 		if (info[i].finished_ns > t1)
 			t1 = info[i].finished_ns;
-		work += info[i].finished_ns - info[i].started_ns;
 	}
-	cp = demo_critical_path(&g, info);
-	lower = work / g.num_rings > cp ? work / g.num_rings : cp;
-
-	printf("\n== Transformer block: %u nodes, %u edges, %u rings, graph %llu, %s\n",
-	       g.n, g.e, g.num_rings, (unsigned long long)submit.graph_id,
-	       gi.done ? "done" : "NOT DONE");
 	printf("per-ring timelines (%d columns = %.1f ms):\n", DEMO_COLUMNS,
 	       (t1 - t0) / 1e6);
-	for (r = 0; r < g.num_rings; r++) {
+	for (r = 0; r < g->num_rings; r++) {
 		char bar[DEMO_COLUMNS + 1];
 		__u64 busy = 0;
 
 		memset(bar, '.', DEMO_COLUMNS);
 		bar[DEMO_COLUMNS] = '\0';
-		for (i = 0; i < g.n; i++) {
+		for (i = 0; i < g->n; i++) {
 			__u64 a, b;
 
-			if (g.nodes[i].ring != r || !info[i].started_ns)
+			if (g->nodes[i].ring != r || !info[i].started_ns)
 				continue;
 			a = (info[i].started_ns - t0) * DEMO_COLUMNS / (t1 - t0);
 			b = (info[i].finished_ns - t0) * DEMO_COLUMNS / (t1 - t0);
@@ -539,23 +353,77 @@ static int run_transformer(int fd)
 			busy += info[i].finished_ns - info[i].started_ns;
 		}
 		printf("  ring %u %-8s |%s| busy %6.1f ms\n", r,
-		       r < DEMO_RINGS ? demo_ring_names[r] : "", bar, busy / 1e6);
+		       r < TAS_TF_RINGS ? demo_ring_names[r] : "", bar, busy / 1e6);
 	}
+}
+
+static void print_nodes(const struct tas_graph *g,
+			const struct drm_tas_node_info *info)
+{
+	__u64 t0 = ~0ULL;
+	unsigned int i;
+
+	for (i = 0; i < g->n; i++)
+		if (info[i].queued_ns < t0)
+			t0 = info[i].queued_ns;
 	printf("nodes (ms from submission: ready, start, end):\n");
-	for (i = 0; i < g.n; i++)
+	for (i = 0; i < g->n; i++)
 		printf("  %-16s ring %u  ready %7.2f  start %7.2f  end %7.2f%s\n",
-		       g.names[i], g.nodes[i].ring,
+		       g->names[i], g->nodes[i].ring,
 		       (info[i].ready_ns - t0) / 1e6,
 		       (info[i].started_ns - t0) / 1e6,
 		       (info[i].finished_ns - t0) / 1e6,
 		       info[i].error ? "  (error)" : "");
+}
+
+/*
+ * Runs the transformer forward + backward graph twice, with the stock FIFO
+ * dispatch and with the graph dispatcher, and prints both.
+ */
+static int run_transformer(int fd)
+{
+	static struct drm_tas_node_info fifo_info[TAS_TF_MAX_NODES];
+	static struct drm_tas_node_info info[TAS_TF_MAX_NODES];
+	struct drm_tas_get_param gp = { .param = DRM_TAS_PARAM_NUM_RINGS };
+	struct tas_graph_stats fifo, tas;
+	struct tas_graph g;
+	int ret;
+
+	if (ioctl(fd, DRM_IOCTL_TAS_GET_PARAM, &gp))
+		return -errno;
+	ret = tas_graph_init(&g, TAS_TF_MAX_NODES, TAS_TF_MAX_EDGES,
+			     gp.value < TAS_TF_RINGS ? gp.value : TAS_TF_RINGS);
+	if (ret)
+		return ret;
+	tas_graph_transformer(&g, 1);
+	ret = tas_graph_run(fd, &g, DRM_TAS_SUBMIT_FIFO, fifo_info, &fifo);
+	if (!ret)
+		ret = tas_graph_run(fd, &g, 0, info, &tas);
+	if (ret) {
+		tas_graph_free(&g);
+		return ret;
+	}
+
+	printf("\n== Transformer block, forward + backward: %u nodes, %u edges, %u rings\n",
+	       g.n, g.e, g.num_rings);
+	printf("-- stock dispatch (DRM_TAS_SUBMIT_FIFO: topological push into FIFO entities)\n");
+	print_timelines(&g, fifo_info);
+	printf("-- graph dispatcher (ready nodes by class and critical-path rank)\n");
+	print_timelines(&g, info);
+	print_nodes(&g, info);
 	printf("node times as executed (simulated durations plus the engine's wake-up latency)\n");
-	printf("makespan %.2f ms; critical path %.2f ms; work %.2f ms / %u rings = %.2f ms\n",
-	       (t1 - t0) / 1e6, cp / 1e6, work / 1e6, g.num_rings,
-	       work / 1e6 / g.num_rings);
-	printf("makespan / max(critical path, work / rings) = %.3f (stock FIFO-entity dispatch)\n",
-	       (double)(t1 - t0) / lower);
-	return gi.done ? 0 : -EBUSY;
+	printf("%-12s %10s %14s %16s %22s\n", "dispatch", "makespan", "critical path",
+	       "work / rings", "makespan / bound");
+	printf("%-12s %7.2f ms %11.2f ms %13.2f ms %22.3f\n", "stock FIFO",
+	       fifo.makespan / 1e6, fifo.critical_path / 1e6,
+	       fifo.work / 1e6 / g.num_rings, fifo.ratio);
+	printf("%-12s %7.2f ms %11.2f ms %13.2f ms %22.3f\n", "dispatcher",
+	       tas.makespan / 1e6, tas.critical_path / 1e6,
+	       tas.work / 1e6 / g.num_rings, tas.ratio);
+	printf("speedup of the dispatcher over the stock dispatch: %.3f\n",
+	       (double)fifo.makespan / tas.makespan);
+	tas_graph_free(&g);
+	return 0;
 }
 
 int main(int argc, char **argv)

@@ -31,6 +31,7 @@ struct trace_test_rec {
 	struct drm_sched_job *job;
 	u64 client_id;
 	int prio;
+	u32 chain_depth;
 	s64 deps_ns;
 	s64 wait_ns;
 	s64 ready_ns;
@@ -60,8 +61,9 @@ static void trace_test_record(struct trace_test_log *log,
 	rec->job = job;
 	rec->client_id = job->s_fence->drm_client_id;
 	rec->prio = job->s_priority;
-	rec->deps_ns = ktime_to_ns(ktime_sub(job->deps_resolved_ts, job->submit_ts));
-	rec->wait_ns = ktime_to_ns(ktime_sub(job->dispatch_ts, job->submit_ts));
+	rec->chain_depth = job->chain_depth;
+	rec->deps_ns = drm_sched_job_deps_ns(job);
+	rec->wait_ns = drm_sched_job_wait_ns(job);
 	rec->ready_ns = ktime_to_ns(ktime_sub(job->dispatch_ts, job->deps_resolved_ts));
 out:
 	spin_unlock_irqrestore(&log->lock, flags);
@@ -364,11 +366,48 @@ static void drm_sched_trace_cross_sched_dep(struct kunit *test)
 	dma_fence_put(a_done);
 }
 
+/*
+ * A job its driver held back: queued 3 * TRACE_TEST_DELAY_MS before the push
+ * and ready TRACE_TEST_DELAY_MS before it, at chain depth 7. The events
+ * measure from the driver's queueing: deps_ns is exactly the driver's wait
+ * for the dependencies, ready_ns at least the time from ready to push.
+ */
+static void drm_sched_trace_graph_info(struct kunit *test)
+{
+	struct drm_mock_scheduler *sched = drm_mock_sched_new(test, MAX_SCHEDULE_TIMEOUT);
+	struct trace_test_log *log = test->priv;
+	struct drm_mock_sched_entity *entity;
+	struct drm_mock_sched_job *job;
+	struct trace_test_rec *rec;
+	ktime_t now = ktime_get();
+	s64 delay = TRACE_TEST_DELAY_MS * NSEC_PER_MSEC;
+
+	entity = drm_mock_sched_entity_new(test, DRM_SCHED_PRIORITY_NORMAL, sched);
+	job = drm_mock_sched_job_new(test, entity);
+	drm_sched_job_set_graph_info(&job->base, ktime_sub_ns(now, 3 * delay),
+				     ktime_sub_ns(now, delay), 7);
+	drm_mock_sched_job_submit(job);
+	KUNIT_ASSERT_TRUE(test, drm_mock_sched_job_wait_scheduled(job, HZ));
+
+	trace_test_check_job(test, log, job);
+	rec = &log->recs[trace_test_find(log, TRACE_DISPATCH, &job->base)];
+	KUNIT_EXPECT_EQ(test, rec->chain_depth, 7);
+	KUNIT_EXPECT_EQ(test, rec->deps_ns, 2 * delay);
+	KUNIT_EXPECT_GE(test, rec->ready_ns, delay);
+	KUNIT_EXPECT_GE(test, rec->wait_ns, 3 * delay);
+
+	drm_mock_sched_advance(sched, 1);
+	KUNIT_ASSERT_TRUE(test, drm_mock_sched_job_wait_finished(job, HZ));
+	drm_mock_sched_entity_free(entity);
+	drm_mock_sched_fini(sched);
+}
+
 static struct kunit_case drm_sched_trace_tests[] = {
 	KUNIT_CASE(drm_sched_trace_no_deps),
 	KUNIT_CASE(drm_sched_trace_signaled_dep),
 	KUNIT_CASE(drm_sched_trace_dep_delay),
 	KUNIT_CASE(drm_sched_trace_cross_sched_dep),
+	KUNIT_CASE(drm_sched_trace_graph_info),
 	{}
 };
 

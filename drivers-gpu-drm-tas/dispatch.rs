@@ -1,0 +1,691 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! The graph dispatcher of a client: nodes enter their ring's entity only once they are ready.
+//!
+//! A submitted graph becomes a [`Launch`]: the [`Plan`] of the graph (ranks, classes, gangs),
+//! its [`Run`] state and, per node, a scheduler job that was created and given everything it
+//! needs at submit time but is not armed yet. The client's [`ReadySet`] decides which ready node
+//! each ring gets next, a few at a time ([`WINDOW`]); only then is the node's job armed and
+//! pushed into the entity of its ring and class, with no dependencies left to wait for.
+//!
+//! A node's completion is reported by its ring right after the node's hardware fence (and with
+//! it the scheduler's finished fence) signalled, or, for a node that never reached the ring,
+//! when the scheduler frees its job: dropping the node's [`Done`] token reads the error of the
+//! finished fence, and the dispatcher releases what became ready, in the same context. Syncobj
+//! waits are fence callbacks that count as dependencies of the graph's source nodes (or of one
+//! node); they are resolved by the dispatcher's work item. Nothing on these paths allocates:
+//! storage is reserved at submit.
+//!
+//! A node whose predecessor failed does not run: it completes with the predecessor's error when
+//! it is released, and so on down the graph. The signal fences of the uAPI are fences of the
+//! dispatcher (one per signalled node, one per graph), signalled when the node or the whole
+//! graph completes, with the first error.
+//!
+//! Locking: `Dispatcher::state` is a mutex taken in process context only (the ioctls, the rings'
+//! work items, the scheduler's free_job work and the dispatcher's work item); nobody allocates
+//! with `GFP_KERNEL` or waits for a fence while holding it.
+//! Jobs are armed and pushed under it, so the jobs of an entity are pushed in the order they
+//! are armed.
+
+use core::pin::Pin;
+
+use kernel::{
+    dma_fence::{
+        DriverFence,
+        Fence,
+        FenceCallback,
+        FenceCallbackHandler,
+        FenceContext, //
+    },
+    drm::sched::{
+        graph::{
+            Plan,
+            Ready,
+            ReadySet,
+            Release,
+            Run, //
+        },
+        Job,
+    },
+    new_mutex, new_work,
+    prelude::*,
+    sync::{
+        aref::ARef,
+        atomic::{
+            Atomic,
+            Relaxed, //
+        },
+        Arc,
+        Mutex, //
+    },
+    time::{
+        Instant,
+        Monotonic, //
+    },
+    workqueue::{
+        self,
+        impl_has_work,
+        Work,
+        WorkItem, //
+    },
+};
+
+use crate::engine::{
+    now_ns,
+    NodeExec,
+    NodeJob, //
+};
+
+/// Nodes the dispatcher gives a ring of one client at a time: one running, one queued behind it.
+pub(crate) const WINDOW: u32 = 2;
+
+/// Graphs a client can have in flight in the dispatcher.
+pub(crate) const MAX_LAUNCHES: usize = 1024;
+
+/// A node of a launch.
+struct Slot {
+    /// The job, until the node is released.
+    job: Option<Job<'static, NodeJob>>,
+    exec: Arc<NodeExec>,
+    /// The fence that syncobj signals of this node got.
+    out: Option<DriverFence>,
+    /// The error of a failed predecessor: the node will not run.
+    error: Option<Error>,
+    /// When the node became ready, for the scheduler's trace events.
+    ready_at: Option<Instant<Monotonic>>,
+}
+
+/// A syncobj wait of a launch, as a fence callback.
+pub(crate) struct Wait {
+    disp: Arc<Dispatcher>,
+    /// The node that waits, or `None` for the graph's source nodes.
+    node: Option<u32>,
+    fired: Atomic<bool>,
+}
+
+impl FenceCallbackHandler for Wait {
+    fn fence_signaled(&self, _fence: &Fence) {
+        self.fired.store(true, Relaxed);
+        // Already queued: it will see this wait.
+        let _ = workqueue::system_long().enqueue(self.disp.clone());
+    }
+}
+
+/// A graph in the dispatcher.
+struct Launch {
+    plan: Arc<Plan>,
+    /// When the launch was started, for the scheduler's trace events.
+    queued_at: Instant<Monotonic>,
+    run: Run,
+    slots: KVec<Slot>,
+    /// The fence that syncobj signals of the whole graph got.
+    graph_out: Option<DriverFence>,
+    first_error: Option<Error>,
+    waits: KVec<Pin<KBox<FenceCallback<Wait>>>>,
+    /// Whether each of `waits` has been resolved.
+    resolved: KVec<bool>,
+}
+
+enum LaunchSlot {
+    Free,
+    /// Taken by a submission that is being built.
+    Reserved,
+    Live(KBox<Launch>),
+}
+
+struct State {
+    set: ReadySet<(u32, Ready)>,
+    launches: KVec<LaunchSlot>,
+    closed: bool,
+}
+
+/// The dispatcher of one client.
+#[pin_data]
+pub(crate) struct Dispatcher {
+    #[pin]
+    state: Mutex<State>,
+    #[pin]
+    work: Work<Dispatcher>,
+}
+
+impl_has_work! {
+    impl HasWork<Self> for Dispatcher { self.work }
+}
+
+impl WorkItem for Dispatcher {
+    type Pointer = Arc<Dispatcher>;
+
+    fn run(this: Arc<Dispatcher>) {
+        let mut state = this.state.lock();
+        let st = &mut *state;
+        for l in 0..st.launches.len() {
+            if let LaunchSlot::Live(launch) = &mut st.launches[l] {
+                launch.resolve_waits(&mut st.set, l as u32);
+            }
+        }
+        st.release();
+    }
+}
+
+/// The launch slot of a set of jobs, known once it is launched.
+pub(crate) struct LaunchTag {
+    slot: Atomic<u32>,
+}
+
+/// No launch slot yet.
+const NO_SLOT: u32 = u32::MAX;
+
+/// Reports the completion of a node to its dispatcher when dropped: by the node's ring once the
+/// node's finished fence has signalled, or when the scheduler frees a job that never ran.
+pub(crate) struct Done {
+    disp: Arc<Dispatcher>,
+    tag: Arc<LaunchTag>,
+    node: u32,
+    exec: Arc<NodeExec>,
+    finished: Option<ARef<Fence>>,
+    /// Cleared for a job that is dropped without being pushed: its node is completed by the
+    /// dispatcher itself.
+    report: bool,
+}
+
+impl Done {
+    /// Whether the node's finished fence has signalled, so that it can be reported.
+    pub(crate) fn is_ready(&self) -> bool {
+        self.finished.as_ref().is_some_and(|f| f.is_signaled())
+    }
+}
+
+impl Drop for Done {
+    fn drop(&mut self) {
+        // Set under the dispatcher lock before any job of the launch was pushed.
+        let launch = self.tag.slot.load(Relaxed);
+        if !self.report || launch == NO_SLOT {
+            return;
+        }
+        let (ts, error) = match &self.finished {
+            Some(f) => (f.timestamp().unwrap_or_else(now_ns), f.error()),
+            None => (now_ns(), Some(ECANCELED)),
+        };
+        self.exec.finish(ts, error);
+        let mut state = self.disp.state.lock();
+        let st = &mut *state;
+        if st.closed {
+            return;
+        }
+        st.complete(launch, self.node, error);
+        st.release();
+    }
+}
+
+/// Disarms the completion token of a job that was not pushed, before it is dropped.
+fn disarm(job: Job<'static, NodeJob>) -> Job<'static, NodeJob> {
+    if let NodeJob::Node { exec, .. } = &*job {
+        if let Some(mut done) = exec.take_done() {
+            done.report = false;
+        }
+    }
+    job
+}
+
+/// Records that `r` of launch `l` became ready at `now` and inserts it into `set`.
+fn on_ready(
+    set: &mut ReadySet<(u32, Ready)>,
+    plan: &Plan,
+    slots: &mut [Slot],
+    l: u32,
+    r: Ready,
+    now: u64,
+) {
+    let at = Instant::<Monotonic>::now();
+    let mut mark = |v: u32| {
+        let slot = &mut slots[v as usize];
+        slot.exec.ready_ns.store(now, Relaxed);
+        slot.ready_at = Some(at);
+    };
+    match r {
+        Ready::Node(v) => mark(v),
+        Ready::Gang(g) => plan.gang_members(g).iter().for_each(|&v| mark(v)),
+    }
+    // Cannot fail: the launch was admitted with room for all of its nodes and gangs.
+    let _ = set.insert(plan, r, (l, r));
+}
+
+/// Drops a launch that was never installed, without reporting its nodes.
+fn discard(mut launch: KBox<Launch>) {
+    for slot in launch.slots.iter_mut() {
+        if let Some(job) = slot.job.take() {
+            drop(disarm(job));
+        }
+    }
+}
+
+impl Launch {
+    /// Resolves the waits whose fences have signalled.
+    fn resolve_waits(&mut self, set: &mut ReadySet<(u32, Ready)>, l: u32) {
+        let now = now_ns();
+        let Launch {
+            plan,
+            run,
+            slots,
+            waits,
+            resolved,
+            ..
+        } = self;
+        for (wait, resolved) in waits.iter().zip(resolved.iter_mut()) {
+            let w = wait.handler();
+            if *resolved || !w.fired.load(Relaxed) {
+                continue;
+            }
+            *resolved = true;
+            let mut ready = |r: Ready| on_ready(set, plan, slots, l, r, now);
+            match w.node {
+                Some(v) => run.resolve(plan, v, &mut ready),
+                None => {
+                    for &v in plan.sources() {
+                        run.resolve(plan, v, &mut ready);
+                    }
+                }
+            }
+        }
+    }
+}
+
+impl State {
+    fn launch(&mut self, l: u32) -> Option<&mut Launch> {
+        match self.launches.get_mut(l as usize) {
+            Some(LaunchSlot::Live(launch)) => Some(launch),
+            _ => None,
+        }
+    }
+
+    /// Node `v` of launch `l` completed (or was skipped) with `error`.
+    fn complete(&mut self, l: u32, v: u32, error: Option<Error>) {
+        let State { set, launches, .. } = self;
+        let Some(LaunchSlot::Live(launch)) = launches.get_mut(l as usize) else {
+            return;
+        };
+        let Launch {
+            plan,
+            run,
+            slots,
+            graph_out,
+            first_error,
+            ..
+        } = &mut **launch;
+        set.finished(plan.ring(v));
+        if let Some(out) = slots[v as usize].out.take() {
+            match error {
+                Some(e) => out.signal_with_error(e),
+                None => out.signal(),
+            }
+        }
+        if let Some(e) = error {
+            first_error.get_or_insert(e);
+            for &w in plan.succ(v) {
+                slots[w as usize].error.get_or_insert(e);
+            }
+        }
+        let now = now_ns();
+        let finished = run.complete(plan, v, |r| on_ready(set, plan, slots, l, r, now));
+        if finished {
+            if let Some(out) = graph_out.take() {
+                match *first_error {
+                    Some(e) => out.signal_with_error(e),
+                    None => out.signal(),
+                }
+            }
+            set.retire(plan);
+            // The launch has no job and no registered callback that could fire any more (all
+            // of its nodes are done); dropping it frees its memory.
+            launches[l as usize] = LaunchSlot::Free;
+        }
+    }
+
+    /// Releases what the rings can take.
+    fn release(&mut self) {
+        while let Some(r) = self.set.next_release() {
+            match r {
+                Release::Node {
+                    item: (l, Ready::Node(v)),
+                    ..
+                } => self.release_node(l, v),
+                Release::Gang((l, Ready::Gang(g))) => {
+                    let Some(launch) = self.launch(l) else {
+                        continue;
+                    };
+                    let members = launch.plan.gang_members(g);
+                    // The members are few (one per ring); push them back to back.
+                    let mut list = [0u32; kernel::drm::sched::graph::MAX_RINGS as usize];
+                    for (slot, &v) in list.iter_mut().zip(members) {
+                        *slot = v;
+                    }
+                    let n = members.len().min(list.len());
+                    for &v in list.iter().take(n) {
+                        self.release_node(l, v);
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+
+    fn release_node(&mut self, l: u32, v: u32) {
+        let State { set, launches, .. } = self;
+        let Some(LaunchSlot::Live(launch)) = launches.get_mut(l as usize) else {
+            return;
+        };
+        let Launch {
+            plan,
+            queued_at,
+            run,
+            slots,
+            ..
+        } = &mut **launch;
+        let slot = &mut slots[v as usize];
+        let Some(mut job) = slot.job.take() else {
+            return;
+        };
+        if let Some(error) = slot.error {
+            // A predecessor failed: the node does not run and carries the error on, and
+            // cancels its gang.
+            slot.exec.cancel_gang();
+            slot.exec.finish(now_ns(), Some(error));
+            drop(disarm(job));
+            self.complete(l, v, Some(error));
+            return;
+        }
+        let ready = slot.ready_at.unwrap_or(*queued_at);
+        job.set_graph_info(*queued_at, ready, plan.depth(v));
+        let job = job.arm();
+        let finished = job.finished_fence();
+        slot.exec
+            .with_done(|done| done.finished = Some(finished.clone()));
+        job.push();
+        // Successors on pipelined edges go to the same entity after the node, and look at its
+        // errors like the stock scheduler's same-entity dependencies.
+        for &w in plan.succ(v) {
+            if plan.pipelined(v, w) {
+                // Cannot fail: the node was created with room for every pipelined predecessor.
+                let _ = slots[w as usize].exec.add_pipe_dep(finished.clone());
+            }
+        }
+        let now = now_ns();
+        run.release(plan, v, |r| on_ready(set, plan, slots, l, r, now));
+    }
+}
+
+/// The fences of a launch that syncobj signals refer to: those of signalled nodes (by node) and
+/// that of the whole graph.
+pub(crate) type LaunchFences = (KVec<(u32, ARef<Fence>)>, Option<ARef<Fence>>);
+
+/// A checked node, ready to become part of a launch.
+pub(crate) struct NodeInit {
+    pub(crate) job: Job<'static, NodeJob>,
+    pub(crate) exec: Arc<NodeExec>,
+}
+
+/// The jobs and run state of one launch of a plan, built before the launch (for templates,
+/// ahead of time).
+pub(crate) struct Instance {
+    tag: Arc<LaunchTag>,
+    slots: KVec<Slot>,
+    run: Run,
+}
+
+impl Dispatcher {
+    /// Creates the dispatcher of a client of `num_rings` rings.
+    pub(crate) fn new(num_rings: u32) -> Result<Arc<Self>> {
+        let mut launches = KVec::with_capacity(MAX_LAUNCHES, GFP_KERNEL)?;
+        for _ in 0..MAX_LAUNCHES {
+            launches.push(LaunchSlot::Free, GFP_KERNEL)?;
+        }
+        let state = State {
+            set: ReadySet::new(num_rings, WINDOW)?,
+            launches,
+            closed: false,
+        };
+        Arc::pin_init(
+            pin_init!(Self {
+                state <- new_mutex!(state),
+                work <- new_work!("tas::Dispatcher::work"),
+            }),
+            GFP_KERNEL,
+        )
+    }
+
+    /// Takes a free launch slot; `EAGAIN` when the client has [`MAX_LAUNCHES`] graphs in flight.
+    pub(crate) fn reserve(&self) -> Result<u32> {
+        let mut state = self.state.lock();
+        let l = state
+            .launches
+            .iter()
+            .position(|s| matches!(s, LaunchSlot::Free))
+            .ok_or(EAGAIN)?;
+        state.launches[l] = LaunchSlot::Reserved;
+        Ok(l as u32)
+    }
+
+    /// Gives back a slot taken by [`Dispatcher::reserve`] for a submission that failed.
+    pub(crate) fn unreserve(&self, l: u32) {
+        let mut state = self.state.lock();
+        if let Some(slot @ LaunchSlot::Reserved) = state.launches.get_mut(l as usize) {
+            *slot = LaunchSlot::Free;
+        }
+    }
+
+    /// The completion token of node `node` of the launch tagged `tag`.
+    pub(crate) fn done(
+        self: &Arc<Self>,
+        tag: &Arc<LaunchTag>,
+        node: u32,
+        exec: Arc<NodeExec>,
+    ) -> Done {
+        Done {
+            disp: self.clone(),
+            tag: tag.clone(),
+            node,
+            exec,
+            finished: None,
+            report: true,
+        }
+    }
+
+    /// Builds the jobs of a launch of `plan`: `make` creates node `v`'s job, whose data holds
+    /// the completion token [`Dispatcher::done`] gives for `tag`.
+    pub(crate) fn instance(
+        self: &Arc<Self>,
+        plan: &Plan,
+        mut make: impl FnMut(u32, &Arc<LaunchTag>) -> Result<NodeInit>,
+    ) -> Result<Instance> {
+        let tag = Arc::new(
+            LaunchTag {
+                slot: Atomic::new(NO_SLOT),
+            },
+            GFP_KERNEL,
+        )?;
+        let mut slots = KVec::with_capacity(plan.len(), GFP_KERNEL)?;
+        for v in 0..plan.len() as u32 {
+            let init = make(v, &tag)?;
+            slots.push(
+                Slot {
+                    job: Some(init.job),
+                    exec: init.exec,
+                    out: None,
+                    error: None,
+                    ready_at: None,
+                },
+                GFP_KERNEL,
+            )?;
+        }
+        Ok(Instance {
+            tag,
+            slots,
+            run: Run::new(plan)?,
+        })
+    }
+
+    /// Starts an instance of `plan` as launch `l` (reserved), with its waits and signals.
+    ///
+    /// `waits` are the fences the launch waits for, each for one node or (`None`) the whole
+    /// graph; `signalled` are the nodes that syncobj signals refer to. Returns their fences
+    /// and, if `graph_signalled`, that of the whole graph. The work done here is proportional
+    /// to the waits, signals and source nodes, not to the size of the graph. Nothing fails
+    /// after the launch is installed; on failure, the slot is given back and the instance
+    /// dropped.
+    pub(crate) fn launch(
+        self: &Arc<Self>,
+        l: u32,
+        plan: Arc<Plan>,
+        inst: Instance,
+        waits: &[(Option<u32>, ARef<Fence>)],
+        signalled: &[u32],
+        graph_signalled: bool,
+    ) -> Result<LaunchFences> {
+        let r = self.start(l, plan, inst, waits, signalled, graph_signalled);
+        if r.is_err() {
+            self.unreserve(l);
+        }
+        r
+    }
+
+    fn start(
+        self: &Arc<Self>,
+        l: u32,
+        plan: Arc<Plan>,
+        inst: Instance,
+        waits: &[(Option<u32>, ARef<Fence>)],
+        signalled: &[u32],
+        graph_signalled: bool,
+    ) -> Result<LaunchFences> {
+        let Instance {
+            tag,
+            mut slots,
+            mut run,
+        } = inst;
+        let mut outs = KVec::with_capacity(signalled.len(), GFP_KERNEL)?;
+        for &v in signalled {
+            let slot = slots.get_mut(v as usize).ok_or(EINVAL)?;
+            if slot.out.is_none() {
+                let fence = FenceContext::new(c"tas", c"tas-node").new_fence((), GFP_KERNEL)?;
+                outs.push((v, fence.fence().clone()), GFP_KERNEL)?;
+                slot.out = Some(fence);
+            }
+        }
+        let graph_out = if graph_signalled {
+            Some(FenceContext::new(c"tas", c"tas-graph").new_fence((), GFP_KERNEL)?)
+        } else {
+            None
+        };
+        let graph_fence = graph_out.as_ref().map(|f| f.fence().clone());
+
+        let mut cbs = KVec::with_capacity(waits.len(), GFP_KERNEL)?;
+        for (node, fence) in waits {
+            let wait = Wait {
+                disp: self.clone(),
+                node: *node,
+                fired: Atomic::new(false),
+            };
+            match KBox::pin_init(FenceCallback::new(fence, wait), GFP_KERNEL) {
+                Ok(cb) => {
+                    match node {
+                        Some(v) => run.add_wait(*v),
+                        None => plan.sources().iter().for_each(|&v| run.add_wait(v)),
+                    }
+                    cbs.push(cb, GFP_KERNEL)?;
+                }
+                // Already signalled: nothing to wait for.
+                Err(e) if e == ENOENT => {}
+                Err(e) => return Err(e),
+            }
+        }
+
+        // Room in the ready set, allocated outside of the lock.
+        loop {
+            let need = self.state.lock().set.shortfall(&plan);
+            let Some((idx, need)) = need else {
+                break;
+            };
+            // Twice what is needed, so that growing is amortised over many launches.
+            let storage = KVec::with_capacity(need.max(8).saturating_mul(2), GFP_KERNEL)?;
+            self.state.lock().set.install(idx, storage);
+        }
+
+        let launch = KBox::new(
+            Launch {
+                plan,
+                queued_at: Instant::now(),
+                run,
+                slots,
+                graph_out,
+                first_error: None,
+                resolved: KVec::from_elem(false, cbs.len(), GFP_KERNEL)?,
+                waits: cbs,
+            },
+            GFP_KERNEL,
+        )?;
+
+        let mut state = self.state.lock();
+        let st = &mut *state;
+        let admitted = if st.closed {
+            Err(ESRCH)
+        } else {
+            st.set.admit(&launch.plan)
+        };
+        if let Err(e) = admitted {
+            drop(state);
+            discard(launch);
+            return Err(e);
+        }
+        // Point of no return.
+        tag.slot.store(l, Relaxed);
+        st.launches[l as usize] = LaunchSlot::Live(launch);
+        if let LaunchSlot::Live(launch) = &mut st.launches[l as usize] {
+            let now = now_ns();
+            let Launch {
+                plan, run, slots, ..
+            } = &mut **launch;
+            let set = &mut st.set;
+            run.start(plan, |r| on_ready(set, plan, slots, l, r, now));
+            launch.resolve_waits(&mut st.set, l);
+            // A graph without nodes does not exist (checked by the caller), so the launch
+            // completes through its nodes.
+        }
+        st.release();
+        Ok((outs, graph_fence))
+    }
+
+    /// Cancels everything not released yet; called when the client goes away.
+    ///
+    /// Released nodes complete through the scheduler (their entities are dropped next, which
+    /// cancels those still queued).
+    pub(crate) fn close(&self) {
+        let launches = {
+            let mut state = self.state.lock();
+            state.closed = true;
+            state.set.remove_if(|_| true);
+            core::mem::take(&mut state.launches)
+        };
+        for slot in launches {
+            let LaunchSlot::Live(mut launch) = slot else {
+                continue;
+            };
+            // No callback can fire once they are dropped.
+            drop(core::mem::take(&mut launch.waits));
+            let graph_out = launch.graph_out.take();
+            for slot in core::mem::take(&mut launch.slots) {
+                if let Some(job) = slot.job {
+                    slot.exec.finish(now_ns(), Some(ESRCH));
+                    drop(disarm(job));
+                }
+                if let Some(out) = slot.out {
+                    out.signal_with_error(ESRCH);
+                }
+            }
+            if let Some(out) = graph_out {
+                out.signal_with_error(ESRCH);
+            }
+        }
+        // SAFETY: `self.work` is an initialised work item that lives as long as `self`.
+        unsafe { kernel::bindings::flush_work(Work::raw_get(&self.work)) };
+    }
+}

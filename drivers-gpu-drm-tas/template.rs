@@ -1,0 +1,177 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! Graph templates: a graph validated, ranked and bound to its buffers once, then launched any
+//! number of times with new syncobj waits and signals.
+//!
+//! A launch needs a fresh scheduler job per node, and jobs are allocated. So that a launch does
+//! not pay for that, each template keeps up to [`POOL`] instances (the jobs and run state of one
+//! launch) built ahead of time by a work item; a launch takes one and queues the work item to
+//! build the next, and builds one itself only when none is ready. The work left to the ioctl
+//! is proportional to the waits, signals and source nodes of the graph.
+//!
+//! The nodes of all launches share the template's operations (and buffer mappings), and each
+//! launch holds the template's plan, so destroying a template with launches in flight is safe:
+//! they complete normally.
+
+use kernel::{
+    bindings,
+    drm::sched::{
+        graph::Plan,
+        Entity, //
+    },
+    new_mutex, new_work,
+    prelude::*,
+    sync::{
+        Arc,
+        Mutex, //
+    },
+    uapi,
+    workqueue::{
+        self,
+        impl_has_work,
+        Work,
+        WorkItem, //
+    },
+};
+
+use crate::{
+    dispatch::{
+        Dispatcher,
+        Instance, //
+    },
+    engine::{
+        NodeJob,
+        Op,
+        OpRef,
+        Ring, //
+    },
+    graph::{
+        self,
+        CheckedGraph,
+        GraphRecord, //
+    },
+};
+
+/// Templates a file can have.
+pub(crate) const MAX_TEMPLATES: usize = 64;
+
+/// Instances a template keeps ready.
+const POOL: usize = 2;
+
+/// A graph template.
+#[pin_data]
+pub(crate) struct Template {
+    plan: Arc<Plan>,
+    nodes: KVec<uapi::drm_tas_node>,
+    ops: Arc<KVec<Op>>,
+    rings: KVec<Arc<Ring>>,
+    entities: KVec<Arc<Entity<NodeJob>>>,
+    disp: Arc<Dispatcher>,
+    #[pin]
+    pool: Mutex<KVec<(Instance, GraphRecord)>>,
+    #[pin]
+    work: Work<Template>,
+}
+
+impl_has_work! {
+    impl HasWork<Self> for Template { self.work }
+}
+
+impl WorkItem for Template {
+    type Pointer = Arc<Template>;
+
+    fn run(this: Arc<Template>) {
+        while this.pool.lock().len() < POOL {
+            let Ok(inst) = this.build() else {
+                return;
+            };
+            let mut pool = this.pool.lock();
+            if let Err(e) = pool.push_within_capacity(inst) {
+                drop(pool);
+                drop(e);
+                return;
+            }
+        }
+    }
+}
+
+impl Template {
+    /// Creates a template of a checked graph for the client `disp` with its `entities`, and
+    /// starts building its first instances.
+    pub(crate) fn new(
+        graph: CheckedGraph,
+        rings: &[Arc<Ring>],
+        entities: &[Arc<Entity<NodeJob>>],
+        disp: &Arc<Dispatcher>,
+    ) -> Result<Arc<Self>> {
+        let CheckedGraph {
+            nodes,
+            ops: mut checked_ops,
+            plan,
+            ..
+        } = graph;
+        let mut ops = KVec::with_capacity(checked_ops.len(), GFP_KERNEL)?;
+        for op in checked_ops.iter_mut() {
+            ops.push(op.take().ok_or(EINVAL)?, GFP_KERNEL)?;
+        }
+        let mut ring_list = KVec::with_capacity(rings.len(), GFP_KERNEL)?;
+        ring_list.extend_from_slice(rings, GFP_KERNEL)?;
+        let mut entity_list = KVec::with_capacity(entities.len(), GFP_KERNEL)?;
+        entity_list.extend_from_slice(entities, GFP_KERNEL)?;
+        let this = Arc::pin_init(
+            try_pin_init!(Self {
+                plan: Arc::new(plan, GFP_KERNEL)?,
+                nodes,
+                ops: Arc::new(ops, GFP_KERNEL)?,
+                rings: ring_list,
+                entities: entity_list,
+                disp: disp.clone(),
+                pool <- new_mutex!(KVec::with_capacity(POOL, GFP_KERNEL)?),
+                work <- new_work!("tas::Template::work"),
+            }? Error),
+            GFP_KERNEL,
+        )?;
+        let _ = workqueue::system_long().enqueue(this.clone());
+        Ok(this)
+    }
+
+    /// The number of nodes of the template.
+    pub(crate) fn len(&self) -> usize {
+        self.nodes.len()
+    }
+
+    /// The plan of the template.
+    pub(crate) fn plan(&self) -> &Arc<Plan> {
+        &self.plan
+    }
+
+    fn build(&self) -> Result<(Instance, GraphRecord)> {
+        graph::instance(
+            &self.rings,
+            &self.entities,
+            &self.disp,
+            &self.plan,
+            &self.nodes,
+            |v| Ok(OpRef::Shared(self.ops.clone(), v)),
+        )
+    }
+
+    /// Takes an instance for a launch: a ready one if there is one, else a new one. Queues the
+    /// building of the next.
+    pub(crate) fn take(self: &Arc<Self>) -> Result<(Instance, GraphRecord)> {
+        let ready = self.pool.lock().pop();
+        let inst = match ready {
+            Some(inst) => inst,
+            None => self.build()?,
+        };
+        // Already queued: it will fill the pool up.
+        let _ = workqueue::system_long().enqueue(self.clone());
+        Ok(inst)
+    }
+
+    /// Waits until the work item is idle; it runs driver code.
+    pub(crate) fn flush(&self) {
+        // SAFETY: `self.work` is an initialised work item that lives as long as `self`.
+        unsafe { bindings::flush_work(Work::raw_get(&self.work)) };
+    }
+}

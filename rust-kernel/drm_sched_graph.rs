@@ -1,0 +1,1351 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! Dependency graphs of scheduler jobs: ranks, a ready set, priority classes and gangs.
+//!
+//! A scheduler [`Entity`](super::Entity) is a FIFO: a job that waits for its dependencies holds
+//! up every job pushed after it, even ready ones, and the scheduler knows nothing of how urgent
+//! a job is for the graph it belongs to. This module is the graph layer a driver puts in front
+//! of its entities instead:
+//!
+//! - A [`Plan`] is a validated graph: per node its ring, [`Class`], gang and estimated cost,
+//!   and the edges between nodes. Building it checks the graph (cycles, gangs that could never
+//!   start together) and computes, per node, the critical-path *rank* (the longest remaining
+//!   path by cost, the node included) and the *chain depth* (the number of nodes on the longest
+//!   dependency chain ending at the node). A plan is immutable and can be launched many times.
+//! - A [`Run`] is one launch of a plan: the count of unfinished dependencies of each node and
+//!   of unready members of each gang. It reports nodes and gangs as they become ready.
+//! - A [`ReadySet`] holds the ready nodes of any number of runs, one heap per ring and class,
+//!   and decides what each ring gets next. A ring is given at most `window` nodes at a time
+//!   (just in time), so a node that becomes ready later but is more urgent never waits behind
+//!   queued, less urgent work, and a node that is not ready never holds up a ready one. A ring
+//!   with a full window still takes one [`Class::Latency`] node more, which a ring that can
+//!   preempt may start between the chunks of the node it is running.
+//!
+//! The driver moves a node's job into its entity only when the ready set releases it, and
+//! reports the job's completion back; see the drm/tas driver for a user.
+//!
+//! # Order
+//!
+//! On each ring, the next node is the one of the most urgent class ([`Class::Latency`], then
+//! [`Class::Normal`], then [`Class::Batch`]) with the highest rank, ties broken by readiness
+//! order. Classes do not starve: once a ready class has been passed over
+//! [`STARVATION_LIMIT`] times on a ring by more urgent classes, its best node is released next
+//! (the least urgent such class first). A ready node therefore waits for at most
+//! `STARVATION_LIMIT + 2` releases of more urgent classes on its ring.
+//!
+//! # Gangs
+//!
+//! The members of a gang are on different rings and start together or not at all. A gang is
+//! ready when every member's dependencies are done (the union of them), and ready gangs are
+//! admitted strictly in the order they became ready, one at a time: the oldest ready gang
+//! reserves its rings (nothing else is released to them) until all of them are idle, and then
+//! all of its members are released at once. As only the gang at the head holds reservations,
+//! two gangs can never each hold part of what the other needs, and a gang waits for at most the
+//! gangs ahead of it and the work already on its rings. A gang whose members depend on each
+//! other, or gangs that depend on each other in a cycle, can never start and are rejected when
+//! the plan is built.
+//!
+//! # Cost
+//!
+//! Building a plan is O(E log E + V) (the edges are sorted to reject duplicates), a run is
+//! O(V + E) over its lifetime, and each release or insertion is O(log V). Memory is O(V + E)
+//! per plan and O(V) per run; the ready set grows only outside of its user's lock (see
+//! [`ReadySet::shortfall`]), so that releasing and completing nodes never allocates.
+
+use crate::{
+    drm::sched::Priority,
+    prelude::*, //
+};
+
+/// Consecutive releases of more urgent classes on a ring after which a ready, less urgent class
+/// is served.
+pub const STARVATION_LIMIT: u32 = 4;
+
+/// The most rings a [`ReadySet`] can serve (gangs are kept as bit masks of rings).
+pub const MAX_RINGS: u32 = 64;
+
+/// The priority class of a node.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+#[repr(u8)]
+pub enum Class {
+    /// Latency-sensitive work, served first.
+    Latency = 0,
+    /// Normal work.
+    Normal = 1,
+    /// Throughput work, served last but never starved.
+    Batch = 2,
+}
+
+impl Class {
+    /// The number of classes.
+    pub const COUNT: usize = 3;
+
+    fn index(self) -> usize {
+        self as usize
+    }
+
+    /// The entity priority that stands for the class between clients.
+    pub fn priority(self) -> Priority {
+        match self {
+            Class::Latency => Priority::High,
+            Class::Normal => Priority::Normal,
+            Class::Batch => Priority::Low,
+        }
+    }
+}
+
+/// A node as the driver describes it to [`Plan::new`].
+#[derive(Clone, Copy, Debug)]
+pub struct NodeDesc {
+    /// The ring (scheduler) that executes the node, below the plan's ring count.
+    pub ring: u32,
+    /// The priority class of the node.
+    pub class: Class,
+    /// The gang of the node; 0 for none. Nodes with the same non-zero value form a gang.
+    pub gang: u32,
+    /// The estimated cost of the node (e.g. its duration in nanoseconds), for the ranks.
+    pub cost: u64,
+}
+
+/// No gang, as a dense gang index.
+const NO_GANG: u32 = u32::MAX;
+
+struct PlanNode {
+    ring: u32,
+    class: Class,
+    /// Dense gang index or [`NO_GANG`].
+    gang: u32,
+    indegree: u32,
+    rank: u64,
+    depth: u32,
+}
+
+/// A gang of a plan.
+struct PlanGang {
+    /// The members are `Plan::gang_members[first..first + len]`.
+    first: u32,
+    len: u32,
+    /// The most urgent class of the members.
+    class: Class,
+    /// The highest rank of the members.
+    rank: u64,
+    /// Bit `r` is set if a member is on ring `r`.
+    rings: u64,
+}
+
+/// A validated and ranked graph; see the [module documentation](self).
+pub struct Plan {
+    nodes: KVec<PlanNode>,
+    succ_start: KVec<u32>,
+    succ: KVec<u32>,
+    gangs: KVec<PlanGang>,
+    gang_members: KVec<u32>,
+    /// Nodes outside of gangs per ring and class, at `ring * Class::COUNT + class`.
+    counts: KVec<u32>,
+    /// The nodes without predecessors.
+    sources: KVec<u32>,
+    num_rings: u32,
+    critical_path: u64,
+}
+
+impl Plan {
+    /// Validates and ranks a graph of `nodes` on `num_rings` rings.
+    ///
+    /// An edge `(from, to)` makes node `to` wait for node `from`. Fails with `EINVAL` for a ring
+    /// out of range, an edge endpoint out of range, a self-loop, a duplicate edge or a gang with
+    /// two members on one ring; `ELOOP` if the edges contain a cycle; `EDEADLK` if a member of a
+    /// gang depends on another member of its gang, or gangs depend on each other in a cycle;
+    /// `ENOMEM`.
+    pub fn new(nodes: &[NodeDesc], edges: &[(u32, u32)], num_rings: u32) -> Result<Self> {
+        let n = nodes.len();
+        if n >= u32::MAX as usize || num_rings == 0 || num_rings > MAX_RINGS {
+            return Err(EINVAL);
+        }
+        if nodes.iter().any(|d| d.ring >= num_rings) {
+            return Err(EINVAL);
+        }
+
+        // Edges: checked, sorted, without duplicates, as successor lists.
+        let mut sorted = KVec::with_capacity(edges.len(), GFP_KERNEL)?;
+        for &(from, to) in edges {
+            if from as usize >= n || to as usize >= n || from == to {
+                return Err(EINVAL);
+            }
+            sorted.push((from, to), GFP_KERNEL)?;
+        }
+        sorted.sort_unstable();
+        if sorted.windows(2).any(|w| w[0] == w[1]) {
+            return Err(EINVAL);
+        }
+        let mut succ_start = KVec::from_elem(0u32, n + 1, GFP_KERNEL)?;
+        let mut succ = KVec::with_capacity(sorted.len(), GFP_KERNEL)?;
+        let mut indegree = KVec::from_elem(0u32, n, GFP_KERNEL)?;
+        for &(from, to) in sorted.iter() {
+            succ_start[from as usize + 1] += 1;
+            indegree[to as usize] += 1;
+            succ.push(to, GFP_KERNEL)?;
+        }
+        for v in 0..n {
+            succ_start[v + 1] += succ_start[v];
+        }
+        drop(sorted);
+
+        let mut plan = Plan {
+            nodes: KVec::with_capacity(n, GFP_KERNEL)?,
+            succ_start,
+            succ,
+            gangs: KVec::new(),
+            gang_members: KVec::new(),
+            counts: KVec::from_elem(0u32, num_rings as usize * Class::COUNT, GFP_KERNEL)?,
+            sources: KVec::new(),
+            num_rings,
+            critical_path: 0,
+        };
+        for (d, &indegree) in nodes.iter().zip(indegree.iter()) {
+            plan.nodes.push(
+                PlanNode {
+                    ring: d.ring,
+                    class: d.class,
+                    gang: NO_GANG,
+                    indegree,
+                    rank: 0,
+                    depth: 1,
+                },
+                GFP_KERNEL,
+            )?;
+        }
+
+        // Topological order (Kahn), O(V + E).
+        let mut topo = KVec::with_capacity(n, GFP_KERNEL)?;
+        for (v, &d) in indegree.iter().enumerate() {
+            if d == 0 {
+                topo.push(v as u32, GFP_KERNEL)?;
+            }
+        }
+        let mut head = 0;
+        while head < topo.len() {
+            let v = topo[head] as usize;
+            head += 1;
+            for i in plan.succ_start[v]..plan.succ_start[v + 1] {
+                let w = plan.succ[i as usize] as usize;
+                indegree[w] -= 1;
+                if indegree[w] == 0 {
+                    topo.push(w as u32, GFP_KERNEL)?;
+                }
+            }
+        }
+        if topo.len() != n {
+            return Err(ELOOP);
+        }
+        for (v, node) in plan.nodes.iter().enumerate() {
+            if node.indegree == 0 {
+                plan.sources.push(v as u32, GFP_KERNEL)?;
+            }
+        }
+
+        // Chain depths forwards, ranks backwards.
+        for &v in topo.iter() {
+            let v = v as usize;
+            let depth = plan.nodes[v].depth.saturating_add(1);
+            for i in plan.succ_start[v]..plan.succ_start[v + 1] {
+                let node = &mut plan.nodes[plan.succ[i as usize] as usize];
+                node.depth = node.depth.max(depth);
+            }
+        }
+        for &v in topo.iter().rev() {
+            let v = v as usize;
+            let tail = plan
+                .succ(v as u32)
+                .iter()
+                .map(|&w| plan.nodes[w as usize].rank)
+                .max()
+                .unwrap_or(0);
+            let rank = tail.saturating_add(nodes[v].cost);
+            plan.nodes[v].rank = rank;
+            plan.critical_path = plan.critical_path.max(rank);
+        }
+
+        plan.build_gangs(nodes, &mut topo)?;
+        for node in plan.nodes.iter() {
+            if node.gang == NO_GANG {
+                plan.counts[node.ring as usize * Class::COUNT + node.class.index()] += 1;
+            }
+        }
+        Ok(plan)
+    }
+
+    /// Groups the gang members and checks that every gang can start; `scratch` has room for
+    /// `n` entries.
+    fn build_gangs(&mut self, nodes: &[NodeDesc], scratch: &mut KVec<u32>) -> Result {
+        let mut members = KVec::new();
+        for (v, d) in nodes.iter().enumerate() {
+            if d.gang != 0 {
+                members.push((d.gang, v as u32), GFP_KERNEL)?;
+            }
+        }
+        if members.is_empty() {
+            return Ok(());
+        }
+        members.sort_unstable();
+        let mut i = 0;
+        while i < members.len() {
+            let id = members[i].0;
+            let first = self.gang_members.len() as u32;
+            let gang = self.gangs.len() as u32;
+            let mut g = PlanGang {
+                first,
+                len: 0,
+                class: Class::Batch,
+                rank: 0,
+                rings: 0,
+            };
+            while i < members.len() && members[i].0 == id {
+                let v = members[i].1;
+                let node = &mut self.nodes[v as usize];
+                let bit = 1u64 << node.ring;
+                if g.rings & bit != 0 {
+                    return Err(EINVAL);
+                }
+                g.rings |= bit;
+                g.len += 1;
+                g.class = g.class.min(node.class);
+                g.rank = g.rank.max(node.rank);
+                node.gang = gang;
+                self.gang_members.push(v, GFP_KERNEL)?;
+                i += 1;
+            }
+            self.gangs.push(g, GFP_KERNEL)?;
+        }
+
+        // Every gang contracted into one node must leave the graph acyclic: Kahn's algorithm
+        // over the representatives (a gang's first member, or the node itself).
+        let rep = |plan: &Self, v: u32| match plan.nodes[v as usize].gang {
+            NO_GANG => v,
+            g => plan.gang_members[plan.gangs[g as usize].first as usize],
+        };
+        let n = self.nodes.len();
+        let mut indegree = KVec::from_elem(0u32, n, GFP_KERNEL)?;
+        for v in 0..n as u32 {
+            let rv = rep(self, v);
+            for &w in self.succ(v) {
+                let rw = rep(self, w);
+                if rv == rw {
+                    return Err(EDEADLK);
+                }
+                indegree[rw as usize] += 1;
+            }
+        }
+        scratch.clear();
+        let mut reps = 0;
+        for v in 0..n as u32 {
+            if rep(self, v) == v {
+                reps += 1;
+                if indegree[v as usize] == 0 {
+                    scratch.push_within_capacity(v).map_err(|_| ENOMEM)?;
+                }
+            }
+        }
+        let mut head = 0;
+        while head < scratch.len() {
+            let r = scratch[head];
+            head += 1;
+            let single = [r];
+            let group = match self.nodes[r as usize].gang {
+                NO_GANG => &single[..],
+                g => self.gang(g),
+            };
+            for &m in group {
+                for &w in self.succ(m) {
+                    let rw = rep(self, w) as usize;
+                    indegree[rw] -= 1;
+                    if indegree[rw] == 0 {
+                        scratch
+                            .push_within_capacity(rw as u32)
+                            .map_err(|_| ENOMEM)?;
+                    }
+                }
+            }
+        }
+        if scratch.len() != reps {
+            return Err(EDEADLK);
+        }
+        Ok(())
+    }
+
+    fn gang(&self, g: u32) -> &[u32] {
+        let g = &self.gangs[g as usize];
+        &self.gang_members[g.first as usize..(g.first + g.len) as usize]
+    }
+
+    /// The number of nodes.
+    pub fn len(&self) -> usize {
+        self.nodes.len()
+    }
+
+    /// Whether the plan has no nodes.
+    pub fn is_empty(&self) -> bool {
+        self.nodes.is_empty()
+    }
+
+    /// The number of rings the plan was built for.
+    pub fn num_rings(&self) -> u32 {
+        self.num_rings
+    }
+
+    /// The successors of node `v`.
+    pub fn succ(&self, v: u32) -> &[u32] {
+        let v = v as usize;
+        &self.succ[self.succ_start[v] as usize..self.succ_start[v + 1] as usize]
+    }
+
+    /// The nodes without predecessors, in node order.
+    pub fn sources(&self) -> &[u32] {
+        &self.sources
+    }
+
+    /// The number of predecessors of node `v`.
+    pub fn indegree(&self, v: u32) -> u32 {
+        self.nodes[v as usize].indegree
+    }
+
+    /// The ring of node `v`.
+    pub fn ring(&self, v: u32) -> u32 {
+        self.nodes[v as usize].ring
+    }
+
+    /// The class of node `v`.
+    pub fn class(&self, v: u32) -> Class {
+        self.nodes[v as usize].class
+    }
+
+    /// The critical-path rank of node `v`: the longest path by cost from `v` to a sink, `v`
+    /// included.
+    pub fn rank(&self, v: u32) -> u64 {
+        self.nodes[v as usize].rank
+    }
+
+    /// The chain depth of node `v`: the number of nodes on the longest chain ending at `v`.
+    pub fn depth(&self, v: u32) -> u32 {
+        self.nodes[v as usize].depth
+    }
+
+    /// The length of the critical path of the whole graph, by cost.
+    pub fn critical_path(&self) -> u64 {
+        self.critical_path
+    }
+
+    /// The number of gangs.
+    pub fn num_gangs(&self) -> usize {
+        self.gangs.len()
+    }
+
+    /// The members of gang `g` (below [`Plan::num_gangs`]), in node order.
+    pub fn gang_members(&self, g: u32) -> &[u32] {
+        self.gang(g)
+    }
+
+    /// Whether the edge from `u` to `w` is pipelined: both nodes are on one ring, of one class
+    /// and outside of gangs, so that their jobs go to one entity, which runs them in order.
+    pub fn pipelined(&self, u: u32, w: u32) -> bool {
+        let (a, b) = (&self.nodes[u as usize], &self.nodes[w as usize]);
+        a.ring == b.ring && a.class == b.class && a.gang == NO_GANG && b.gang == NO_GANG
+    }
+
+    /// The gang of node `v`, if any.
+    pub fn gang_of(&self, v: u32) -> Option<u32> {
+        match self.nodes[v as usize].gang {
+            NO_GANG => None,
+            g => Some(g),
+        }
+    }
+}
+
+/// What became ready in a [`Run`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Ready {
+    /// A node outside of gangs.
+    Node(u32),
+    /// A gang, all of whose members are ready.
+    Gang(u32),
+}
+
+/// One launch of a [`Plan`]: the dependencies each node still waits for.
+///
+/// A node is ready once every predecessor has finished, except predecessors over
+/// [pipelined](Plan::pipelined) edges, which only need to have been released to the ring: a
+/// ring runs the jobs of one entity in order, so the node runs after them without the
+/// dispatcher waiting for them to finish (as the stock scheduler pipelines jobs of one entity).
+pub struct Run {
+    waiting: KVec<u32>,
+    gang_waiting: KVec<u32>,
+    released: KVec<bool>,
+    left: usize,
+}
+
+impl Run {
+    /// Creates a launch of `plan` in which no node has finished.
+    pub fn new(plan: &Plan) -> Result<Self> {
+        let mut waiting = KVec::with_capacity(plan.len(), GFP_KERNEL)?;
+        for node in plan.nodes.iter() {
+            waiting.push(node.indegree, GFP_KERNEL)?;
+        }
+        let mut gang_waiting = KVec::with_capacity(plan.gangs.len(), GFP_KERNEL)?;
+        for g in plan.gangs.iter() {
+            gang_waiting.push(g.len, GFP_KERNEL)?;
+        }
+        Ok(Self {
+            waiting,
+            gang_waiting,
+            released: KVec::from_elem(false, plan.len(), GFP_KERNEL)?,
+            left: plan.len(),
+        })
+    }
+
+    /// Makes node `v` wait for one more event outside of the graph (e.g. a fence), to be
+    /// reported with [`Run::resolve`]. Only before [`Run::start`].
+    pub fn add_wait(&mut self, v: u32) {
+        self.waiting[v as usize] = self.waiting[v as usize].saturating_add(1);
+    }
+
+    /// Reports the nodes and gangs that are ready from the start to `ready`.
+    ///
+    /// O(number of sources): only sources can be ready before anything has finished.
+    pub fn start(&mut self, plan: &Plan, mut ready: impl FnMut(Ready)) {
+        for &v in plan.sources() {
+            if self.waiting[v as usize] == 0 {
+                self.became_ready(plan, v, &mut ready);
+            }
+        }
+    }
+
+    fn became_ready(&mut self, plan: &Plan, v: u32, ready: &mut impl FnMut(Ready)) {
+        match plan.nodes[v as usize].gang {
+            NO_GANG => ready(Ready::Node(v)),
+            g => {
+                let left = &mut self.gang_waiting[g as usize];
+                *left -= 1;
+                if *left == 0 {
+                    ready(Ready::Gang(g));
+                }
+            }
+        }
+    }
+
+    fn release_one(&mut self, plan: &Plan, v: u32, ready: &mut impl FnMut(Ready)) {
+        let waiting = &mut self.waiting[v as usize];
+        if *waiting > 0 {
+            *waiting -= 1;
+            if *waiting == 0 {
+                self.became_ready(plan, v, ready);
+            }
+        }
+    }
+
+    /// Reports that an event added with [`Run::add_wait`] for node `v` happened.
+    pub fn resolve(&mut self, plan: &Plan, v: u32, mut ready: impl FnMut(Ready)) {
+        self.release_one(plan, v, &mut ready);
+    }
+
+    /// Reports that node `v` was handed to its ring; its successors over pipelined edges that
+    /// became ready are reported to `ready`. The driver must make them run after `v` (they go
+    /// to the same entity after it, and carry its finished fence for its errors).
+    ///
+    /// A node that completes without being handed to its ring (e.g. with the error of a
+    /// predecessor) is not released: [`Run::complete`] alone reports it.
+    pub fn release(&mut self, plan: &Plan, v: u32, mut ready: impl FnMut(Ready)) {
+        if core::mem::replace(&mut self.released[v as usize], true) {
+            return;
+        }
+        for &w in plan.succ(v) {
+            if plan.pipelined(v, w) {
+                self.release_one(plan, w, &mut ready);
+            }
+        }
+    }
+
+    /// Reports that node `v` finished; its successors that became ready are reported to
+    /// `ready`. Returns whether every node of the run has finished.
+    pub fn complete(&mut self, plan: &Plan, v: u32, mut ready: impl FnMut(Ready)) -> bool {
+        let released = core::mem::replace(&mut self.released[v as usize], true);
+        for &w in plan.succ(v) {
+            // A pipelined successor was counted when `v` was released.
+            if !(released && plan.pipelined(v, w)) {
+                self.release_one(plan, w, &mut ready);
+            }
+        }
+        self.left = self.left.saturating_sub(1);
+        self.left == 0
+    }
+
+    /// The number of nodes that have not finished.
+    pub fn left(&self) -> usize {
+        self.left
+    }
+}
+
+/// An entry of a [`ReadySet`] heap or gang queue.
+pub struct Entry<I> {
+    rank: u64,
+    seq: u64,
+    rings: u64,
+    item: I,
+}
+
+impl<I> Entry<I> {
+    /// Whether `self` goes before `other`: higher rank first, then older first.
+    fn before(&self, other: &Self) -> bool {
+        (self.rank, other.seq) > (other.rank, self.seq)
+    }
+}
+
+/// A binary max-heap by [`Entry::before`] that never allocates.
+struct Heap<I> {
+    v: KVec<Entry<I>>,
+    /// The most entries the users of the set have admitted.
+    budget: usize,
+}
+
+impl<I> Heap<I> {
+    fn push(&mut self, e: Entry<I>) -> core::result::Result<(), I> {
+        self.v.push_within_capacity(e).map_err(|e| e.0.item)?;
+        let mut i = self.v.len() - 1;
+        while i > 0 {
+            let p = (i - 1) / 2;
+            if !self.v[i].before(&self.v[p]) {
+                break;
+            }
+            self.v.swap(i, p);
+            i = p;
+        }
+        Ok(())
+    }
+
+    fn pop(&mut self) -> Option<Entry<I>> {
+        let last = self.v.len().checked_sub(1)?;
+        self.v.swap(0, last);
+        let top = self.v.pop();
+        sift_down(&mut self.v, 0);
+        top
+    }
+}
+
+/// Moves the entry at `i` down the heap `v` to its place.
+fn sift_down<I>(v: &mut [Entry<I>], mut i: usize) {
+    loop {
+        let (l, r) = (2 * i + 1, 2 * i + 2);
+        let mut best = i;
+        if l < v.len() && v[l].before(&v[best]) {
+            best = l;
+        }
+        if r < v.len() && v[r].before(&v[best]) {
+            best = r;
+        }
+        if best == i {
+            return;
+        }
+        v.swap(i, best);
+        i = best;
+    }
+}
+
+/// Per-ring state of a [`ReadySet`].
+#[derive(Clone, Copy, Default)]
+struct RingState {
+    in_flight: u32,
+    passed_over: [u32; Class::COUNT],
+}
+
+/// What [`ReadySet::next_release`] releases.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Release<I> {
+    /// A node for `ring`.
+    Node {
+        /// The ring of the node.
+        ring: u32,
+        /// The item the node was inserted with.
+        item: I,
+    },
+    /// A gang: every ring it uses is idle and now counts one node in flight.
+    Gang(I),
+}
+
+/// The ready nodes and gangs of a client, and the rings' share of them; see the
+/// [module documentation](self).
+///
+/// `I` is the driver's handle of a ready node or gang.
+pub struct ReadySet<I> {
+    /// At `ring * Class::COUNT + class`, then the gang queue (kept in readiness order).
+    heaps: KVec<Heap<I>>,
+    rings: KVec<RingState>,
+    window: u32,
+    seq: u64,
+}
+
+impl<I> ReadySet<I> {
+    /// Creates a ready set for `num_rings` rings (at most [`MAX_RINGS`]), each of which is
+    /// given at most `window` (at least 1) nodes at a time.
+    pub fn new(num_rings: u32, window: u32) -> Result<Self> {
+        if num_rings == 0 || num_rings > MAX_RINGS || window == 0 {
+            return Err(EINVAL);
+        }
+        let count = num_rings as usize * Class::COUNT + 1;
+        let mut heaps = KVec::with_capacity(count, GFP_KERNEL)?;
+        for _ in 0..count {
+            heaps.push(
+                Heap {
+                    v: KVec::new(),
+                    budget: 0,
+                },
+                GFP_KERNEL,
+            )?;
+        }
+        Ok(Self {
+            heaps,
+            rings: KVec::from_elem(RingState::default(), num_rings as usize, GFP_KERNEL)?,
+            window,
+            seq: 0,
+        })
+    }
+
+    fn gang_queue(&self) -> usize {
+        self.heaps.len() - 1
+    }
+
+    fn need(&self, plan: &Plan, idx: usize) -> usize {
+        let extra = if idx == self.gang_queue() {
+            plan.gangs.len()
+        } else {
+            plan.counts.get(idx).map_or(0, |&c| c as usize)
+        };
+        self.heaps[idx].budget + extra
+    }
+
+    /// The first heap that is too small to admit `plan`: its index and the capacity it needs.
+    ///
+    /// The caller allocates that much with [`KVec::with_capacity`] outside of its lock, hands
+    /// it over with [`ReadySet::install`] and asks again, until this returns `None`; then it
+    /// calls [`ReadySet::admit`]. Nothing else allocates.
+    pub fn shortfall(&self, plan: &Plan) -> Option<(usize, usize)> {
+        if plan.num_rings as usize > self.rings.len() {
+            return None;
+        }
+        (0..self.heaps.len())
+            .map(|idx| (idx, self.need(plan, idx)))
+            .find(|&(idx, need)| self.heaps[idx].v.capacity() < need)
+    }
+
+    /// Replaces the storage of heap `idx` with `storage` (empty) if that is larger.
+    pub fn install(&mut self, idx: usize, mut storage: KVec<Entry<I>>) {
+        let Some(heap) = self.heaps.get_mut(idx) else {
+            return;
+        };
+        if storage.capacity() <= heap.v.capacity() || storage.capacity() < heap.v.len() {
+            return;
+        }
+        storage.clear();
+        for e in heap.v.drain_all() {
+            // Cannot fail: the capacity is larger than the length.
+            let _ = storage.push_within_capacity(e);
+        }
+        heap.v = storage;
+    }
+
+    /// Accounts for the nodes and gangs of a launch of `plan`; fails with `ENOSPC` if
+    /// [`ReadySet::shortfall`] is not `None`, and with `EINVAL` if the plan has more rings.
+    pub fn admit(&mut self, plan: &Plan) -> Result {
+        if plan.num_rings as usize > self.rings.len() {
+            return Err(EINVAL);
+        }
+        if self.shortfall(plan).is_some() {
+            return Err(ENOSPC);
+        }
+        for idx in 0..self.heaps.len() {
+            self.heaps[idx].budget = self.need(plan, idx);
+        }
+        Ok(())
+    }
+
+    /// Undoes [`ReadySet::admit`] once a launch of `plan` has no node left in the set.
+    pub fn retire(&mut self, plan: &Plan) {
+        let gq = self.gang_queue();
+        for idx in 0..self.heaps.len() {
+            let extra = if idx == gq {
+                plan.gangs.len()
+            } else {
+                plan.counts.get(idx).map_or(0, |&c| c as usize)
+            };
+            let heap = &mut self.heaps[idx];
+            heap.budget = heap.budget.saturating_sub(extra);
+        }
+    }
+
+    /// Inserts what became ready in a launch of `plan`, with the driver's handle `item`.
+    ///
+    /// Fails, returning `item`, only if the launch was not admitted.
+    pub fn insert(&mut self, plan: &Plan, ready: Ready, item: I) -> core::result::Result<(), I> {
+        self.seq += 1;
+        let (idx, rank, rings) = match ready {
+            Ready::Node(v) => {
+                let node = &plan.nodes[v as usize];
+                let idx = node.ring as usize * Class::COUNT + node.class.index();
+                (idx, node.rank, 1u64 << node.ring)
+            }
+            Ready::Gang(g) => {
+                let g = &plan.gangs[g as usize];
+                (self.gang_queue(), g.rank, g.rings)
+            }
+        };
+        let entry = Entry {
+            rank,
+            seq: self.seq,
+            rings,
+            item,
+        };
+        if idx == self.gang_queue() {
+            // Gangs are admitted in readiness order: a FIFO, not a heap.
+            self.heaps[idx]
+                .v
+                .push_within_capacity(entry)
+                .map_err(|e| e.0.item)
+        } else {
+            self.heaps[idx].push(entry)
+        }
+    }
+
+    /// Releases the next node or gang that a ring can take now, if any.
+    ///
+    /// Call it until it returns `None` after inserting and after [`ReadySet::finished`].
+    pub fn next_release(&mut self) -> Option<Release<I>> {
+        let gq = self.gang_queue();
+        let reserved = self.heaps[gq].v.first().map_or(0, |e| e.rings);
+        if reserved != 0 {
+            let idle = (0..self.rings.len())
+                .filter(|r| reserved & (1u64 << r) != 0)
+                .all(|r| self.rings[r].in_flight == 0);
+            if idle {
+                let e = self.heaps[gq].v.remove(0).ok()?;
+                for r in 0..self.rings.len() {
+                    if reserved & (1u64 << r) != 0 {
+                        self.rings[r].in_flight += 1;
+                    }
+                }
+                return Some(Release::Gang(e.item));
+            }
+        }
+        for r in 0..self.rings.len() {
+            let in_flight = self.rings[r].in_flight;
+            if reserved & (1u64 << r) != 0 || in_flight > self.window {
+                continue;
+            }
+            let item = if in_flight < self.window {
+                self.pop_ring(r)
+            } else {
+                self.pop_extra(r)
+            };
+            if let Some(item) = item {
+                self.rings[r].in_flight += 1;
+                return Some(Release::Node {
+                    ring: r as u32,
+                    item,
+                });
+            }
+        }
+        None
+    }
+
+    /// Pops the next node of ring `r` by class, rank and the starvation limit.
+    fn pop_ring(&mut self, r: usize) -> Option<I> {
+        let base = r * Class::COUNT;
+        let ready = |set: &Self, c: usize| !set.heaps[base + c].v.is_empty();
+        let first = (0..Class::COUNT).find(|&c| ready(self, c))?;
+        let state = &self.rings[r];
+        let starved = (first + 1..Class::COUNT)
+            .rev()
+            .find(|&c| ready(self, c) && state.passed_over[c] >= STARVATION_LIMIT);
+        let chosen = starved.unwrap_or(first);
+        for c in chosen + 1..Class::COUNT {
+            if ready(self, c) {
+                self.rings[r].passed_over[c] += 1;
+            }
+        }
+        self.rings[r].passed_over[chosen] = 0;
+        self.heaps[base + chosen].pop().map(|e| e.item)
+    }
+
+    /// Pops a latency-class node of ring `r` beyond its window, unless a less urgent class is
+    /// due (see [`STARVATION_LIMIT`]).
+    fn pop_extra(&mut self, r: usize) -> Option<I> {
+        let base = r * Class::COUNT;
+        let ready = |set: &Self, c: usize| !set.heaps[base + c].v.is_empty();
+        let due = (1..Class::COUNT)
+            .any(|c| ready(self, c) && self.rings[r].passed_over[c] >= STARVATION_LIMIT);
+        if due {
+            return None;
+        }
+        let item = self.heaps[base + Class::Latency.index()].pop()?.item;
+        for c in 1..Class::COUNT {
+            if ready(self, c) {
+                self.rings[r].passed_over[c] += 1;
+            }
+        }
+        Some(item)
+    }
+
+    /// Reports that a node released to `ring` finished (or will never run).
+    pub fn finished(&mut self, ring: u32) {
+        if let Some(state) = self.rings.get_mut(ring as usize) {
+            state.in_flight = state.in_flight.saturating_sub(1);
+        }
+    }
+
+    /// The number of nodes released to `ring` and not finished.
+    pub fn in_flight(&self, ring: u32) -> u32 {
+        self.rings.get(ring as usize).map_or(0, |s| s.in_flight)
+    }
+
+    /// Removes every entry for which `f` returns `true`, e.g. those of a cancelled launch.
+    pub fn remove_if(&mut self, mut f: impl FnMut(&I) -> bool) {
+        let gq = self.gang_queue();
+        for (idx, heap) in self.heaps.iter_mut().enumerate() {
+            if heap.v.iter().all(|e| !f(&e.item)) {
+                continue;
+            }
+            heap.v.retain(|e| !f(&e.item));
+            if idx != gq {
+                // Restore the heap order, bottom-up, O(n).
+                for i in (0..heap.v.len() / 2).rev() {
+                    sift_down(&mut heap.v, i);
+                }
+            }
+        }
+    }
+}
+
+#[kunit_tests(rust_drm_sched_graph)]
+mod tests {
+    use super::*;
+
+    fn node(ring: u32, class: Class, gang: u32, cost: u64) -> NodeDesc {
+        NodeDesc {
+            ring,
+            class,
+            gang,
+            cost,
+        }
+    }
+
+    fn normal(ring: u32, cost: u64) -> NodeDesc {
+        node(ring, Class::Normal, 0, cost)
+    }
+
+    /// A ready set sized for `plan`, and `plan` admitted to it.
+    fn ready_set(plan: &Plan, window: u32) -> Result<ReadySet<Ready>> {
+        let mut set = ReadySet::new(plan.num_rings(), window)?;
+        while let Some((idx, need)) = set.shortfall(plan) {
+            set.install(idx, KVec::with_capacity(need, GFP_KERNEL)?);
+        }
+        set.admit(plan)?;
+        Ok(set)
+    }
+
+    /// The result of [`simulate`].
+    struct Sim {
+        start: KVec<u64>,
+        finish: KVec<u64>,
+        released_at: KVec<u64>,
+        /// Nodes in the order the ready set released them.
+        released: KVec<u32>,
+        makespan: u64,
+    }
+
+    /// Runs `plan` on simulated rings that execute the nodes they are given in order, node `v`
+    /// taking `cost[v]` units of time.
+    fn simulate(plan: &Plan, cost: &[u64], window: u32) -> Result<Sim> {
+        let n = plan.len();
+        let rings = plan.num_rings() as usize;
+        let mut set = ready_set(plan, window)?;
+        let mut run = Run::new(plan)?;
+        let mut sim = Sim {
+            start: KVec::from_elem(u64::MAX, n, GFP_KERNEL)?,
+            finish: KVec::from_elem(u64::MAX, n, GFP_KERNEL)?,
+            released_at: KVec::from_elem(u64::MAX, n, GFP_KERNEL)?,
+            released: KVec::with_capacity(n, GFP_KERNEL)?,
+            makespan: 0,
+        };
+        let mut pending = KVec::with_capacity(n, GFP_KERNEL)?;
+        let mut queues = KVec::with_capacity(rings, GFP_KERNEL)?;
+        for _ in 0..rings {
+            queues.push((KVec::with_capacity(n, GFP_KERNEL)?, 0usize), GFP_KERNEL)?;
+        }
+        let mut running: KVec<Option<(u32, u64)>> = KVec::from_elem(None, rings, GFP_KERNEL)?;
+        let mut t = 0;
+        run.start(plan, |r| {
+            let _ = pending.push_within_capacity(r);
+        });
+        loop {
+            for r in pending.drain_all() {
+                set.insert(plan, r, r).map_err(|_| ENOSPC)?;
+            }
+            while let Some(release) = set.next_release() {
+                let mut give = |v: u32| -> Result {
+                    let (queue, _): &mut (KVec<u32>, usize) = &mut queues[plan.ring(v) as usize];
+                    queue.push_within_capacity(v).map_err(|_| ENOSPC)?;
+                    sim.released_at[v as usize] = t;
+                    run.release(plan, v, |r| {
+                        let _ = pending.push_within_capacity(r);
+                    });
+                    sim.released.push_within_capacity(v).map_err(|_| ENOSPC)
+                };
+                match release {
+                    Release::Node {
+                        item: Ready::Node(v),
+                        ring,
+                    } => {
+                        assert_eq!(ring, plan.ring(v));
+                        give(v)?;
+                    }
+                    Release::Gang(Ready::Gang(g)) => {
+                        for &m in plan.gang_members(g) {
+                            give(m)?;
+                        }
+                    }
+                    _ => return Err(EINVAL),
+                }
+            }
+            for r in 0..rings {
+                let (queue, head) = &mut queues[r];
+                if running[r].is_none() && *head < queue.len() {
+                    let v = queue[*head];
+                    *head += 1;
+                    sim.start[v as usize] = t;
+                    running[r] = Some((v, t + cost[v as usize]));
+                }
+            }
+            let Some(next) = running.iter().flatten().map(|&(_, end)| end).min() else {
+                break;
+            };
+            t = next;
+            for r in 0..rings {
+                if let Some((v, end)) = running[r] {
+                    if end == t {
+                        running[r] = None;
+                        sim.finish[v as usize] = t;
+                        set.finished(r as u32);
+                        run.complete(plan, v, |r| {
+                            let _ = pending.push_within_capacity(r);
+                        });
+                    }
+                }
+            }
+        }
+        sim.makespan = t;
+        assert_eq!(run.left(), 0);
+        set.retire(plan);
+        Ok(sim)
+    }
+
+    #[test]
+    fn ranks_and_depths() -> Result {
+        // 0 -> 1 -> 3, 0 -> 2 -> 3
+        let nodes = [normal(0, 1), normal(0, 5), normal(1, 2), normal(1, 1)];
+        let plan = Plan::new(&nodes, &[(0, 1), (0, 2), (1, 3), (2, 3)], 2)?;
+        assert_eq!(
+            [plan.rank(0), plan.rank(1), plan.rank(2), plan.rank(3)],
+            [7, 6, 3, 1]
+        );
+        assert_eq!(
+            [plan.depth(0), plan.depth(1), plan.depth(2), plan.depth(3)],
+            [1, 2, 2, 3]
+        );
+        assert_eq!(plan.critical_path(), 7);
+        assert_eq!(plan.indegree(3), 2);
+        assert_eq!(plan.succ(0), &[1, 2]);
+        assert_eq!(plan.sources(), &[0]);
+
+        // A chain with a fan-out: the rank follows the longer branch.
+        let nodes = [normal(0, 3), normal(0, 1), normal(0, 10), normal(0, 2)];
+        let plan = Plan::new(&nodes, &[(0, 1), (0, 2), (2, 3)], 1)?;
+        assert_eq!(plan.rank(0), 15);
+        assert_eq!(plan.depth(3), 3);
+        Ok(())
+    }
+
+    #[test]
+    fn rejects_bad_graphs() -> Result {
+        let two = [normal(0, 1), normal(1, 1)];
+        let err = |r: Result<Plan>| r.err().map(|e| e.to_errno());
+        assert_eq!(err(Plan::new(&two, &[(0, 0)], 2)), Some(EINVAL.to_errno()));
+        assert_eq!(
+            err(Plan::new(&two, &[(0, 1), (0, 1)], 2)),
+            Some(EINVAL.to_errno())
+        );
+        assert_eq!(err(Plan::new(&two, &[(0, 2)], 2)), Some(EINVAL.to_errno()));
+        assert_eq!(err(Plan::new(&two, &[], 1)), Some(EINVAL.to_errno()));
+        assert_eq!(
+            err(Plan::new(&two, &[(0, 1), (1, 0)], 2)),
+            Some(ELOOP.to_errno())
+        );
+
+        // Two members of a gang on one ring.
+        let same = [node(0, Class::Normal, 7, 1), node(0, Class::Normal, 7, 1)];
+        assert_eq!(err(Plan::new(&same, &[], 2)), Some(EINVAL.to_errno()));
+
+        // A member waits for another member of its gang, through a third node.
+        let nodes = [
+            node(0, Class::Normal, 1, 1),
+            normal(2, 1),
+            node(1, Class::Normal, 1, 1),
+        ];
+        assert_eq!(
+            err(Plan::new(&nodes, &[(0, 1), (1, 2)], 3)),
+            Some(EDEADLK.to_errno())
+        );
+
+        // Two gangs wait for each other.
+        let nodes = [
+            node(0, Class::Normal, 1, 1),
+            node(1, Class::Normal, 1, 1),
+            node(0, Class::Normal, 2, 1),
+            node(1, Class::Normal, 2, 1),
+        ];
+        assert_eq!(
+            err(Plan::new(&nodes, &[(0, 2), (3, 1)], 2)),
+            Some(EDEADLK.to_errno())
+        );
+        // The same gangs in one direction are fine.
+        let plan = Plan::new(&nodes, &[(0, 2), (1, 3)], 2)?;
+        assert_eq!(plan.num_gangs(), 2);
+        assert_eq!(plan.gang_members(1), &[2, 3]);
+        Ok(())
+    }
+
+    #[test]
+    fn urgent_node_overtakes_queued_work() -> Result {
+        // Ring 0 has two short, independent nodes (0, 1) and node 2, which waits for node 3 on
+        // ring 1 and heads a long chain (node 4). Pushed in this order into a FIFO, node 2 would
+        // start after node 1; released by rank it starts as soon as it is ready.
+        let nodes = [
+            normal(0, 1),
+            normal(0, 1),
+            normal(0, 1),
+            normal(1, 1),
+            normal(1, 100),
+        ];
+        let plan = Plan::new(&nodes, &[(3, 2), (2, 4)], 2)?;
+        let sim = simulate(&plan, &[1, 1, 1, 1, 100], 1)?;
+        assert_eq!(sim.start[2], 1);
+        assert_eq!(sim.start[1], 2);
+        assert_eq!(sim.makespan, 102);
+        assert_eq!(sim.released[..2], [0, 3]);
+        Ok(())
+    }
+
+    #[test]
+    fn blocked_node_blocks_nothing() -> Result {
+        // Node 0 on ring 0 waits for node 1 (ring 1, long); node 2 on ring 0 is independent.
+        let nodes = [normal(0, 1), normal(1, 10), normal(0, 5)];
+        let plan = Plan::new(&nodes, &[(1, 0)], 2)?;
+        let sim = simulate(&plan, &[1, 10, 5], 2)?;
+        assert_eq!(sim.start[2], 0);
+        assert_eq!(sim.start[0], 10);
+        assert_eq!(sim.makespan, plan.critical_path());
+        Ok(())
+    }
+
+    #[test]
+    fn pipelined_chain() -> Result {
+        // A chain on ring 0: node 1 (same class) is released with node 0 and runs right after
+        // it; node 2 (another class) waits until node 1 has finished.
+        let nodes = [
+            normal(0, 5),
+            normal(0, 5),
+            node(0, Class::Batch, 0, 5),
+            normal(1, 1),
+        ];
+        let plan = Plan::new(&nodes, &[(0, 1), (1, 2), (3, 1)], 2)?;
+        assert!(plan.pipelined(0, 1));
+        assert!(!plan.pipelined(1, 2));
+        assert!(!plan.pipelined(3, 1));
+        let sim = simulate(&plan, &[5, 5, 5, 1], 2)?;
+        // Node 1 also waits for node 3 on ring 1, which finishes at 1.
+        assert_eq!(sim.released_at[1], 1);
+        assert_eq!(sim.start[1], 5);
+        assert_eq!(sim.released_at[2], 10);
+        assert_eq!(sim.start[2], 10);
+        assert_eq!(sim.makespan, 15);
+        Ok(())
+    }
+
+    #[test]
+    fn class_order() -> Result {
+        // Independent nodes on one ring; the batch ones have the highest ranks.
+        let nodes = [
+            node(0, Class::Batch, 0, 50),
+            node(0, Class::Batch, 0, 40),
+            node(0, Class::Normal, 0, 2),
+            node(0, Class::Latency, 0, 1),
+            node(0, Class::Normal, 0, 3),
+        ];
+        let plan = Plan::new(&nodes, &[], 1)?;
+        let cost = [50, 40, 2, 1, 3];
+        let sim = simulate(&plan, &cost, 1)?;
+        assert_eq!(sim.released[..], [3, 4, 2, 0, 1]);
+        Ok(())
+    }
+
+    #[test]
+    fn no_starvation() -> Result {
+        // A steady supply of latency work (and normal work) on one ring: each batch node is
+        // still released within `STARVATION_LIMIT + 2` releases of becoming ready.
+        for with_normal in [false, true] {
+            let mut nodes = KVec::new();
+            nodes.push(node(0, Class::Batch, 0, 1), GFP_KERNEL)?;
+            nodes.push(node(0, Class::Batch, 0, 1), GFP_KERNEL)?;
+            for i in 0..40 {
+                let class = if with_normal && i % 2 == 1 {
+                    Class::Normal
+                } else {
+                    Class::Latency
+                };
+                nodes.push(node(0, class, 0, 1), GFP_KERNEL)?;
+            }
+            let plan = Plan::new(&nodes, &[], 1)?;
+            let cost = KVec::from_elem(1u64, nodes.len(), GFP_KERNEL)?;
+            let sim = simulate(&plan, &cost, 1)?;
+            let first = sim.released.iter().position(|&v| v < 2).ok_or(EINVAL)?;
+            let second = sim.released.iter().rposition(|&v| v < 2).ok_or(EINVAL)?;
+            let bound = (STARVATION_LIMIT + 2) as usize;
+            assert!(first <= bound);
+            assert!(second - first <= bound);
+            if !with_normal {
+                assert_eq!(first, STARVATION_LIMIT as usize);
+            }
+            // The latency work still comes first.
+            assert!(Class::Latency == plan.class(sim.released[0]));
+        }
+        Ok(())
+    }
+
+    /// A seeded xorshift64 generator.
+    struct Rng(u64);
+
+    impl Rng {
+        fn next(&mut self) -> u64 {
+            self.0 ^= self.0 << 13;
+            self.0 ^= self.0 >> 7;
+            self.0 ^= self.0 << 17;
+            self.0
+        }
+
+        fn below(&mut self, n: u64) -> u64 {
+            self.next() % n
+        }
+    }
+
+    #[test]
+    fn random_gangs_start_together() -> Result {
+        const CASES: u32 = 2000;
+        let mut rng = Rng(0x7a5_9e37_79b9_7f4a);
+        let mut gangs_seen = 0;
+        for _ in 0..CASES {
+            let rings = 2 + rng.below(3) as u32;
+            let layers = 2 + rng.below(4) as usize;
+            let mut nodes = KVec::new();
+            let mut layer_of = KVec::new();
+            let mut next_gang = 1;
+            for layer in 0..layers {
+                let width = 1 + rng.below(4) as u32;
+                // Maybe a gang over the first rings of this layer.
+                let gang_size = if rng.below(2) == 0 {
+                    2 + rng.below(u64::from(rings) - 1) as u32
+                } else {
+                    0
+                };
+                for i in 0..width.max(gang_size) {
+                    let (ring, gang) = if i < gang_size {
+                        (i, next_gang)
+                    } else {
+                        (rng.below(u64::from(rings)) as u32, 0)
+                    };
+                    let class = match rng.below(3) {
+                        0 => Class::Latency,
+                        1 => Class::Normal,
+                        _ => Class::Batch,
+                    };
+                    nodes.push(node(ring, class, gang, 1 + rng.below(10)), GFP_KERNEL)?;
+                    layer_of.push(layer, GFP_KERNEL)?;
+                }
+                if gang_size > 0 {
+                    next_gang += 1;
+                }
+            }
+            let mut edges = KVec::new();
+            for v in 0..nodes.len() {
+                for w in 0..nodes.len() {
+                    if layer_of[v] < layer_of[w] && rng.below(4) == 0 {
+                        edges.push((v as u32, w as u32), GFP_KERNEL)?;
+                    }
+                }
+            }
+            let plan = Plan::new(&nodes, &edges, rings)?;
+            let cost: KVec<u64> = {
+                let mut c = KVec::with_capacity(nodes.len(), GFP_KERNEL)?;
+                for d in nodes.iter() {
+                    c.push(d.cost, GFP_KERNEL)?;
+                }
+                c
+            };
+            let window = 1 + rng.below(2) as u32;
+            let sim = simulate(&plan, &cost, window)?;
+
+            // Everything ran, after its dependencies.
+            assert!(sim.finish.iter().all(|&f| f != u64::MAX));
+            for &(v, w) in edges.iter() {
+                assert!(sim.start[w as usize] >= sim.finish[v as usize]);
+            }
+            assert!(sim.makespan >= plan.critical_path());
+            // All members of a gang started at the same time.
+            for g in 0..plan.num_gangs() as u32 {
+                let members = plan.gang_members(g);
+                let t = sim.start[members[0] as usize];
+                assert!(members.iter().all(|&m| sim.start[m as usize] == t));
+                gangs_seen += 1;
+            }
+        }
+        assert!(gangs_seen > CASES as usize / 2);
+        Ok(())
+    }
+
+    #[test]
+    fn storage_and_cancellation() -> Result {
+        let nodes = [normal(0, 1), normal(0, 2), normal(1, 3)];
+        let plan = Plan::new(&nodes, &[], 2)?;
+        let mut set = ReadySet::<u32>::new(2, 1)?;
+        assert_eq!(
+            set.admit(&plan).err().map(|e| e.to_errno()),
+            Some(ENOSPC.to_errno())
+        );
+        let mut grown = 0;
+        while let Some((idx, need)) = set.shortfall(&plan) {
+            set.install(idx, KVec::with_capacity(need, GFP_KERNEL)?);
+            grown += 1;
+        }
+        assert_eq!(grown, 2);
+        set.admit(&plan)?;
+        for v in 0..3 {
+            assert!(set.insert(&plan, Ready::Node(v), v).is_ok());
+        }
+        // Not admitted twice: a fourth node has no room.
+        assert_eq!(set.insert(&plan, Ready::Node(0), 9), Err(9));
+        set.remove_if(|&v| v == 1);
+        assert_eq!(set.next_release(), Some(Release::Node { ring: 0, item: 0 }));
+        assert_eq!(set.next_release(), Some(Release::Node { ring: 1, item: 2 }));
+        assert_eq!(set.next_release(), None);
+        assert_eq!(set.in_flight(0), 1);
+        set.finished(0);
+        assert_eq!(set.next_release(), None);
+        set.retire(&plan);
+        assert!(set.shortfall(&plan).is_none());
+        Ok(())
+    }
+}

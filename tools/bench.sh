@@ -1,0 +1,73 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Benchmarks of the graph dispatcher: build the x86_64 kernel from $TAS_TREE
+# and userspace/tas-bench, boot in QEMU (TCG) with 8 rings, print the table
+# and write bench/results.json. Every figure is a ratio of two measurements
+# taken in the same guest. Not part of `make check`.
+#
+# With --with-trace, tools/bench-trace.sh then measures the cost of the trace
+# events compiled in but disabled (UML, base vs series, alternating boots) and
+# its result becomes trace_disabled_overhead_pct.
+#
+# Usage: tools/bench.sh [--no-build] [--with-trace]
+
+set -eu
+
+# shellcheck source=tools/qemu/lib.sh
+. "$(dirname "$0")/qemu/lib.sh"
+
+build=1
+trace=0
+for arg; do
+	case $arg in
+	--no-build) build=0 ;;
+	--with-trace) trace=1 ;;
+	*) tas_die "unknown argument '$arg' (see the header of $0)" ;;
+	esac
+done
+
+if [ "$build" -eq 1 ]; then
+	tas_build_kernel
+fi
+[ -f "$TAS_BZIMAGE" ] || tas_die "no kernel in $TAS_BZIMAGE: run without --no-build"
+tas_build_user tas-bench
+
+tas_initramfs bench "$TAS_QEMU_DIR/init-bench" \
+	"$TAS_QEMU_DIR/guest.sh:etc/tas/guest.sh" \
+	"$TAS_KOUT/userspace/tas-bench:bin/tas-bench"
+
+log=$TAS_KOUT/bench.log
+rc=0
+tas_boot "$log" "tas.num_rings=8 kunit.enable=0" || rc=$?
+
+sed -n '/^TAS-BENCH-START$/,/^TAS-BENCH-END$/p' "$log" | sed '1d;$d' | grep -v '^TAS-BENCH-JSON'
+json=$(sed -n 's/^TAS-BENCH-JSON //p' "$log" | tail -n 1)
+bad=0
+if [ -n "$json" ]; then
+	mkdir -p "$TAS_ROOT/bench"
+	printf '%s\n' "$json" | python3 -m json.tool >"$TAS_ROOT/bench/results.json"
+	tas_log "wrote bench/results.json"
+else
+	tas_log "no results in $log"
+	bad=1
+fi
+if [ "$rc" -ne 0 ] || ! grep -q '^TAS-GUEST-DONE rc=0' "$log"; then
+	tas_log "the benchmark did not complete (qemu rc $rc), see $log"
+	bad=1
+fi
+tas_check_kernel_log "$log" || bad=1
+
+if [ "$trace" -eq 1 ] && [ "$bad" -eq 0 ]; then
+	ROUNDS=${ROUNDS:-8} "$TAS_ROOT/tools/bench-trace.sh" || bad=1
+	python3 - "$TAS_CACHE/bench-trace/results.json" "$TAS_ROOT/bench/results.json" <<'EOP' || bad=1
+import json, sys
+trace = json.load(open(sys.argv[1]))
+res = json.load(open(sys.argv[2]))
+res["trace_disabled_overhead_pct"] = trace["disabled_overhead_pct"]
+json.dump(res, open(sys.argv[2], "w"), indent=4)
+print(f"  trace_disabled_overhead_pct {trace['disabled_overhead_pct']:>21}   <= 1     "
+      f"drm_sched push-to-run cost, events compiled in but off / base ({trace['boots_per_kernel']} boots each)")
+EOP
+fi
+exit "$bad"

@@ -1,0 +1,679 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * tas-bench: benchmarks of the drm/tas graph dispatcher, run in one guest.
+ * Every figure is a ratio of two measurements taken in this run (the
+ * machines are noisy), printed as a table and as one JSON line:
+ *
+ *   TAS-BENCH-JSON {"key": value, ...}
+ *
+ * Usage: tas-bench [SEED]
+ */
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <linux/futex.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "tas_graphs.h"
+
+#define MAX_JSON	4096
+
+static char json[MAX_JSON];
+static size_t json_len;
+static unsigned long long seed = 0x7a5b3e11ULL;
+
+static unsigned int rnd(unsigned int n)
+{
+	seed ^= seed << 13;
+	seed ^= seed >> 7;
+	seed ^= seed << 17;
+	return (unsigned int)(seed % n);
+}
+
+static __u64 now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
+
+static void result(const char *key, double value, const char *goal,
+		   const char *what)
+{
+	printf("  %-36s %10.3f   %-8s %s\n", key, value, goal, what);
+	json_len += snprintf(json + json_len, MAX_JSON - json_len, "%s\"%s\": %.4f",
+			     json_len > 1 ? ", " : "", key, value);
+}
+
+static void result_null(const char *key, const char *goal, const char *why)
+{
+	printf("  %-36s %10s   %-8s %s\n", key, "-", goal, why);
+	json_len += snprintf(json + json_len, MAX_JSON - json_len, "%s\"%s\": null",
+			     json_len > 1 ? ", " : "", key);
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	__u64 x = *(const __u64 *)a, y = *(const __u64 *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* The p-th percentile (0-100) of @n values, sorted in place. */
+static __u64 percentile(__u64 *v, unsigned int n, unsigned int p)
+{
+	unsigned int i;
+
+	if (!n)
+		return 0;
+	qsort(v, n, sizeof(*v), cmp_u64);
+	i = (n * p + 99) / 100;
+	return v[i ? i - 1 : 0];
+}
+
+static int open_tas(void)
+{
+	struct drm_version ver;
+	char path[300], name[16];
+	struct dirent *d;
+	DIR *dir;
+	int fd;
+
+	dir = opendir("/dev/dri");
+	if (!dir)
+		return -ENODEV;
+	while ((d = readdir(dir))) {
+		if (strncmp(d->d_name, "renderD", 7))
+			continue;
+		snprintf(path, sizeof(path), "/dev/dri/%s", d->d_name);
+		fd = open(path, O_RDWR | O_CLOEXEC);
+		if (fd < 0)
+			continue;
+		memset(&ver, 0, sizeof(ver));
+		memset(name, 0, sizeof(name));
+		ver.name = name;
+		ver.name_len = sizeof(name) - 1;
+		if (!ioctl(fd, DRM_IOCTL_VERSION, &ver) && !strcmp(name, "tas")) {
+			closedir(dir);
+			return fd;
+		}
+		close(fd);
+	}
+	closedir(dir);
+	return -ENODEV;
+}
+
+static __u64 get_param(int fd, __u32 param)
+{
+	struct drm_tas_get_param gp = { .param = param };
+
+	return ioctl(fd, DRM_IOCTL_TAS_GET_PARAM, &gp) ? 0 : gp.value;
+}
+
+/* A random layered DAG: each node waits for 1 to 3 nodes of the layer before. */
+static void build_layered(struct tas_graph *g, unsigned int nodes,
+			  unsigned int width)
+{
+	unsigned int v, k, prev_start = 0, start = 0;
+
+	for (v = 0; v < nodes; v++) {
+		if (v - start == width) {
+			prev_start = start;
+			start = v;
+		}
+		tas_graph_node(g, rnd(g->num_rings),
+			       (1 + rnd(4)) * TAS_MSEC / 2 + rnd(500) * 1000, NULL);
+		if (start == 0)
+			continue;
+		for (k = 0; k < 1 + rnd(3); k++) {
+			unsigned int from = prev_start + rnd(start - prev_start), j;
+			int dup = 0;
+
+			for (j = g->e; j > 0 && g->edges[j - 1].to == v; j--)
+				dup |= g->edges[j - 1].from == from;
+			if (!dup)
+				tas_graph_edge(g, from, v);
+		}
+	}
+}
+
+/* A chain on ring 0 whose every step fans out to 3 nodes on the other rings. */
+static void build_fanout(struct tas_graph *g, unsigned int steps)
+{
+	unsigned int i, k, prev = 0, v;
+
+	for (i = 0; i < steps; i++) {
+		v = tas_graph_node(g, 0, 2 * TAS_MSEC, NULL);
+		if (i)
+			tas_graph_edge(g, prev, v);
+		for (k = 0; k < 3; k++)
+			tas_graph_edge(g, v, tas_graph_node(g, 1 + k % (g->num_rings - 1),
+							    (1 + rnd(3)) * TAS_MSEC,
+							    NULL));
+		prev = v;
+	}
+}
+
+static int run_graph(int fd, struct tas_graph *g, __u32 flags,
+		     struct tas_graph_stats *st)
+{
+	struct drm_tas_node_info *info = calloc(g->n, sizeof(*info));
+	int ret;
+
+	if (!info)
+		return -ENOMEM;
+	ret = tas_graph_run(fd, g, flags, info, st);
+	free(info);
+	return ret;
+}
+
+static int bench_makespan(int fd, unsigned int rings)
+{
+	static const struct { unsigned int nodes, rings, width; } dags[] = {
+		{ 100, 4, 8 }, { 1000, 4, 16 }, { 100, 8, 12 }, { 1000, 8, 24 },
+	};
+	struct tas_graph_stats fifo, tas, st;
+	double sum = 0, max = 0;
+	unsigned int i, count = 0;
+	struct tas_graph g;
+	int ret;
+
+	/* Transformer forward + backward: FIFO baseline, then the dispatcher. */
+	if (tas_graph_init(&g, TAS_TF_MAX_NODES, TAS_TF_MAX_EDGES,
+			   rings < TAS_TF_RINGS ? rings : TAS_TF_RINGS))
+		return -ENOMEM;
+	tas_graph_transformer(&g, 1);
+	ret = run_graph(fd, &g, DRM_TAS_SUBMIT_FIFO, &fifo);
+	if (!ret)
+		ret = run_graph(fd, &g, 0, &tas);
+	if (ret)
+		return ret;
+	printf("  transformer fwd+bwd, %u nodes: FIFO %.2f ms (ratio %.3f), dispatcher %.2f ms (ratio %.3f)\n",
+	       g.n, fifo.makespan / 1e6, fifo.ratio, tas.makespan / 1e6, tas.ratio);
+	sum += tas.ratio;
+	max = tas.ratio;
+	count++;
+	result("speedup_vs_fifo_transformer", (double)fifo.makespan / tas.makespan,
+	       ">= 1.15", "FIFO makespan / dispatcher makespan, transformer");
+	tas_graph_free(&g);
+
+	for (i = 0; i < sizeof(dags) / sizeof(dags[0]); i++) {
+		if (dags[i].rings > rings)
+			continue;
+		if (tas_graph_init(&g, dags[i].nodes, 3 * dags[i].nodes, dags[i].rings))
+			return -ENOMEM;
+		build_layered(&g, dags[i].nodes, dags[i].width);
+		ret = run_graph(fd, &g, 0, &st);
+		if (ret)
+			return ret;
+		printf("  layered DAG %u nodes, %u rings: %.2f ms, ratio %.3f\n",
+		       g.n, dags[i].rings, st.makespan / 1e6, st.ratio);
+		sum += st.ratio;
+		max = st.ratio > max ? st.ratio : max;
+		count++;
+		tas_graph_free(&g);
+	}
+	if (tas_graph_init(&g, 200, 200, rings < 4 ? rings : 4))
+		return -ENOMEM;
+	build_fanout(&g, 50);
+	ret = run_graph(fd, &g, 0, &st);
+	if (ret)
+		return ret;
+	printf("  chain with fan-outs, %u nodes: %.2f ms, ratio %.3f\n", g.n,
+	       st.makespan / 1e6, st.ratio);
+	sum += st.ratio;
+	max = st.ratio > max ? st.ratio : max;
+	count++;
+	tas_graph_free(&g);
+
+	result("makespan_ratio_mean", sum / count, "<= 1.05",
+	       "makespan / max(critical path, work / rings), mean of the suite");
+	result("makespan_ratio_max", max, "<= 1.15", "the same, worst graph");
+	return 0;
+}
+
+/* Submits a chain of @n zero-time nodes as one graph; returns the ioctl time. */
+static int submit_chain(int fd, unsigned int n, __u64 *ns)
+{
+	struct tas_graph g;
+	__u32 syncobj = 0;
+	__u64 t0;
+	unsigned int i;
+	int ret;
+
+	if (tas_graph_init(&g, n, n, 1))
+		return -ENOMEM;
+	for (i = 0; i < n; i++) {
+		tas_graph_node(&g, i, 0, NULL);
+		if (i)
+			tas_graph_edge(&g, i - 1, i);
+	}
+	ret = tas_new_syncobj(fd, &syncobj);
+	if (!ret) {
+		t0 = now_ns();
+		ret = tas_graph_submit(fd, &g, 0, syncobj, NULL);
+		*ns = now_ns() - t0;
+	}
+	if (!ret)
+		ret = tas_wait_syncobj(fd, syncobj, 0, 60);
+	tas_graph_free(&g);
+	return ret;
+}
+
+static int bench_submit(int fd)
+{
+	struct drm_tas_submit_graph submit;
+	struct drm_tas_sync sync[2];
+	struct drm_tas_node node;
+	__u64 t_single, t_graph = 0, t1k[3], t10k[3];
+	unsigned int i, retries = 0;
+	__u32 timeline;
+	int ret;
+
+	/* 1000 single-node submissions, each waiting for the one before. */
+	ret = tas_new_syncobj(fd, &timeline);
+	if (ret)
+		return ret;
+	memset(&node, 0, sizeof(node));
+	node.op = DRM_TAS_OP_NOP;
+	t_single = now_ns();
+	for (i = 0; i < 1000; i++) {
+		memset(&submit, 0, sizeof(submit));
+		memset(sync, 0, sizeof(sync));
+		submit.nodes.ptr = (__u64)(uintptr_t)&node;
+		submit.nodes.count = 1;
+		submit.nodes.stride = sizeof(node);
+		sync[0].handle = timeline;
+		sync[0].node = DRM_TAS_NODE_GRAPH;
+		sync[0].point = i + 1;
+		sync[1] = sync[0];
+		sync[1].point = i;
+		submit.signals.ptr = (__u64)(uintptr_t)&sync[0];
+		submit.signals.count = 1;
+		submit.signals.stride = sizeof(sync[0]);
+		if (i) {
+			submit.waits.ptr = (__u64)(uintptr_t)&sync[1];
+			submit.waits.count = 1;
+			submit.waits.stride = sizeof(sync[1]);
+		}
+		while (ioctl(fd, DRM_IOCTL_TAS_SUBMIT_GRAPH, &submit)) {
+			if (errno != EAGAIN)
+				return -errno;
+			retries++;
+			usleep(100);
+		}
+	}
+	t_single = now_ns() - t_single;
+	ret = tas_wait_syncobj(fd, timeline, 1000, 60);
+	if (!ret)
+		ret = submit_chain(fd, 1000, &t_graph);
+	if (ret)
+		return ret;
+	printf("  1000 chained single-node submits: %.2f ms (%u EAGAIN retries); one 1000-node submit: %.3f ms\n",
+	       t_single / 1e6, retries, t_graph / 1e6);
+	result("submit_per_node_gain_1000", (double)t_single / t_graph, ">= 10",
+	       "per-node cost, 1000 single submits / one 1000-node graph");
+
+	for (i = 0; i < 3; i++) {
+		ret = submit_chain(fd, 1000, &t1k[i]);
+		if (!ret)
+			ret = submit_chain(fd, 10000, &t10k[i]);
+		if (ret)
+			return ret;
+	}
+	printf("  submit of 1000 nodes: %.3f ms, of 10000 nodes: %.3f ms (medians of 3)\n",
+	       percentile(t1k, 3, 50) / 1e6, percentile(t10k, 3, 50) / 1e6);
+	result("submit_growth_10k_over_1k",
+	       (double)percentile(t10k, 3, 50) / percentile(t1k, 3, 50), "<= 12",
+	       "submit time, 10000-node / 1000-node chain");
+	return 0;
+}
+
+/*
+ * Median time of one GET_PARAM ioctl, in ns: back to back, or each after a
+ * 50 ms sleep like the template launches.
+ */
+static __u64 empty_ioctl_p50(int fd, int cold)
+{
+	__u64 t[201];
+	unsigned int i;
+
+	for (i = 0; i < (cold ? 21 : 201); i++) {
+		if (cold)
+			usleep(50000);
+		t[i] = now_ns();
+		get_param(fd, DRM_TAS_PARAM_VERSION);
+		t[i] = now_ns() - t[i];
+	}
+	return percentile(t, cold ? 21 : 201, 50);
+}
+
+/*
+ * Median ioctl time of 21 launches of a template of an @n-node chain, each
+ * once the previous one has completed and the driver had 50 ms to prepare
+ * the next instance. The first node takes 20 ms, so that executing the graph
+ * does not compete with the ioctl for the CPU.
+ */
+static int template_launch_p50(int fd, unsigned int n, __u64 *p50)
+{
+	struct drm_tas_template_create create = { 0 };
+	struct drm_tas_template_destroy destroy = { 0 };
+	struct tas_graph g;
+	unsigned int i;
+	__u32 syncobj;
+	__u64 t[21];
+	int ret;
+
+	if (tas_graph_init(&g, n, n, 1))
+		return -ENOMEM;
+	for (i = 0; i < n; i++) {
+		tas_graph_node(&g, 0, i ? 0 : 20 * TAS_MSEC, NULL);
+		if (i)
+			tas_graph_edge(&g, i - 1, i);
+	}
+	create.nodes.ptr = (__u64)(uintptr_t)g.nodes;
+	create.nodes.count = g.n;
+	create.nodes.stride = sizeof(g.nodes[0]);
+	if (g.e) {
+		create.edges.ptr = (__u64)(uintptr_t)g.edges;
+		create.edges.count = g.e;
+		create.edges.stride = sizeof(g.edges[0]);
+	}
+	ret = ioctl(fd, DRM_IOCTL_TAS_TEMPLATE_CREATE, &create) ? -errno : 0;
+	tas_graph_free(&g);
+	if (!ret)
+		ret = tas_new_syncobj(fd, &syncobj);
+	for (i = 0; !ret && i < 21; i++) {
+		struct drm_tas_template_launch launch = { 0 };
+		struct drm_tas_sync sig = { 0 };
+
+		usleep(50000);
+		sig.handle = syncobj;
+		sig.node = DRM_TAS_NODE_GRAPH;
+		launch.handle = create.handle;
+		launch.signals.ptr = (__u64)(uintptr_t)&sig;
+		launch.signals.count = 1;
+		launch.signals.stride = sizeof(sig);
+		t[i] = now_ns();
+		ret = ioctl(fd, DRM_IOCTL_TAS_TEMPLATE_LAUNCH, &launch) ? -errno : 0;
+		t[i] = now_ns() - t[i];
+		if (!ret)
+			ret = tas_wait_syncobj(fd, syncobj, 0, 60);
+	}
+	if (ret)
+		return ret;
+	destroy.handle = create.handle;
+	ioctl(fd, DRM_IOCTL_TAS_TEMPLATE_DESTROY, &destroy);
+	*p50 = percentile(t, 21, 50);
+	return 0;
+}
+
+static int bench_template(int fd)
+{
+	__u64 one = 0, big = 0, empty, hot;
+	int ret;
+
+	ret = template_launch_p50(fd, 1, &one);
+	if (!ret)
+		ret = template_launch_p50(fd, 1000, &big);
+	if (ret)
+		return ret;
+	empty = empty_ioctl_p50(fd, 1);
+	hot = empty_ioctl_p50(fd, 0);
+	printf("  template launch p50: 1 node %.2f us, 1000 nodes %.2f us; GET_PARAM p50 %.2f us after a 50 ms sleep, %.2f us back to back\n",
+	       one / 1e3, big / 1e3, empty / 1e3, hot / 1e3);
+	result("template_launch_over_empty_ioctl", empty ? (double)big / empty : 0,
+	       "<= 3", "template launch (1000 nodes) / GET_PARAM, medians, both after 50 ms sleeps");
+	result("template_launch_1000_over_1", one ? (double)big / one : 0, "~1",
+	       "launch of a 1000-node / a 1-node template");
+	return 0;
+}
+
+static _Atomic unsigned int futex_word;
+static _Atomic __u64 woken_ns;
+static __u64 wake_sent_ns;
+
+static void *pong(void *arg)
+{
+	unsigned int i, n = *(unsigned int *)arg;
+
+	for (i = 0; i < n; i++) {
+		while (atomic_load(&futex_word) != 2 * i + 1)
+			syscall(SYS_futex, &futex_word, FUTEX_WAIT, 2 * i, NULL, NULL, 0);
+		atomic_store(&woken_ns, now_ns());
+		atomic_store(&futex_word, 2 * i + 2);
+		syscall(SYS_futex, &futex_word, FUTEX_WAKE, 1, NULL, NULL, 0);
+	}
+	return NULL;
+}
+
+/* p50 of the futex wake-to-run latency between two threads, in ns. */
+static __u64 wake_floor(void)
+{
+	unsigned int i, n = 200;
+	__u64 lat[200];
+	pthread_t t;
+
+	atomic_store(&futex_word, 0);
+	if (pthread_create(&t, NULL, pong, &n))
+		return 0;
+	for (i = 0; i < n; i++) {
+		usleep(200);
+		wake_sent_ns = now_ns();
+		atomic_store(&futex_word, 2 * i + 1);
+		syscall(SYS_futex, &futex_word, FUTEX_WAKE, 1, NULL, NULL, 0);
+		while (atomic_load(&futex_word) != 2 * i + 2)
+			syscall(SYS_futex, &futex_word, FUTEX_WAIT, 2 * i + 1, NULL, NULL, 0);
+		lat[i] = atomic_load(&woken_ns) - wake_sent_ns;
+	}
+	pthread_join(t, NULL);
+	return percentile(lat, n, 50);
+}
+
+static __u64 dispatch_p99;
+
+static int bench_dispatch(int fd, unsigned int rings)
+{
+	struct drm_tas_node_info info[101];
+	struct tas_graph_stats st;
+	__u64 lat[100], p50, floor;
+	struct tas_graph g;
+	unsigned int i;
+	int ret;
+
+	if (tas_graph_init(&g, 101, 100, rings < 2 ? rings : 2))
+		return -ENOMEM;
+	for (i = 0; i < 101; i++) {
+		tas_graph_node(&g, i, 200000, NULL);
+		if (i)
+			tas_graph_edge(&g, i - 1, i);
+	}
+	ret = tas_graph_run(fd, &g, 0, info, &st);
+	tas_graph_free(&g);
+	if (ret)
+		return ret;
+	for (i = 0; i < 100; i++)
+		lat[i] = info[i + 1].started_ns - info[i].finished_ns;
+	p50 = percentile(lat, 100, 50);
+	dispatch_p99 = percentile(lat, 100, 99);
+	floor = wake_floor();
+	printf("  dispatch (predecessor finished -> successor started): p50 %.1f us, p99 %.1f us; futex wake p50 %.1f us\n",
+	       p50 / 1e3, dispatch_p99 / 1e3, floor / 1e3);
+	result("dispatch_p50_over_wake_floor", floor ? (double)p50 / floor : 0,
+	       "<= 3", "dispatch p50 / futex wake-to-run p50");
+	return 0;
+}
+
+static int bench_gangs(int fd, unsigned int rings)
+{
+	unsigned int i, k, layer, n_gangs = 60, partial = 0, members = rings < 4 ? rings : 4;
+	struct drm_tas_node_info *info;
+	struct tas_graph_stats st;
+	unsigned int *first;
+	__u64 *skew;
+	struct tas_graph g;
+	int ret;
+
+	if (members < 2)
+		return 0;
+	if (tas_graph_init(&g, n_gangs * (members + 4), n_gangs * 16, rings))
+		return -ENOMEM;
+	first = calloc(n_gangs, sizeof(*first));
+	skew = calloc(n_gangs, sizeof(*skew));
+	info = calloc(g.max_n, sizeof(*info));
+	if (!first || !skew || !info)
+		return -ENOMEM;
+	for (layer = 0; layer < n_gangs; layer++) {
+		unsigned int fill = g.n;
+
+		/* Four filler nodes of random length on random rings. */
+		for (k = 0; k < 4; k++) {
+			tas_graph_node(&g, rnd(rings), (1 + rnd(6)) * TAS_MSEC / 2, NULL);
+			if (layer)
+				tas_graph_edge(&g, first[layer - 1] + rnd(members), g.n - 1);
+		}
+		first[layer] = g.n;
+		for (k = 0; k < members; k++) {
+			unsigned int v = tas_graph_node(&g, k, TAS_MSEC, NULL);
+
+			g.nodes[v].gang = layer + 1;
+			/* Each member waits for a different filler. */
+			tas_graph_edge(&g, fill + k, v);
+		}
+	}
+	ret = tas_graph_run(fd, &g, 0, info, &st);
+	if (!ret) {
+		for (i = 0; i < n_gangs; i++) {
+			__u64 s0 = ~0ULL, s1 = 0, f0 = ~0ULL;
+
+			for (k = 0; k < members; k++) {
+				const struct drm_tas_node_info *m = &info[first[i] + k];
+
+				s0 = m->started_ns < s0 ? m->started_ns : s0;
+				s1 = m->started_ns > s1 ? m->started_ns : s1;
+				f0 = m->finished_ns < f0 ? m->finished_ns : f0;
+			}
+			partial += s1 >= f0;
+			skew[i] = s1 - s0;
+		}
+		printf("  %u gangs of %u: skew p50 %.1f us, p99 %.1f us; %u partial starts\n",
+		       n_gangs, members, percentile(skew, n_gangs, 50) / 1e3,
+		       percentile(skew, n_gangs, 99) / 1e3, partial);
+		result("gang_partial_starts", partial, "0",
+		       "gangs with a member finished before another started");
+		result("gang_skew_p99_over_dispatch_p99",
+		       dispatch_p99 ? (double)percentile(skew, n_gangs, 99) / dispatch_p99 : 0,
+		       "<= 1", "gang start skew p99 / dispatch latency p99");
+	}
+	free(first);
+	free(skew);
+	free(info);
+	tas_graph_free(&g);
+	return ret;
+}
+
+/* p99 latency (queued -> finished) of small probes under batch saturation. */
+static int latency_probes(int fd, unsigned int rings, int classes, __u64 *p99)
+{
+	unsigned int i, n_probes = 40, per_ring = 12;
+	__u64 lat[40], ids[40], batch_id;
+	struct drm_tas_node_info info;
+	struct tas_graph g, probe;
+	__u32 batch_sync = 0, done = 0;
+	int ret;
+
+	if (tas_graph_init(&g, rings * per_ring, 0, rings) ||
+	    tas_graph_init(&probe, 1, 0, rings))
+		return -ENOMEM;
+	for (i = 0; i < rings * per_ring; i++) {
+		tas_graph_node(&g, i, 4 * TAS_MSEC, NULL);
+		g.nodes[i].class = classes ? DRM_TAS_CLASS_BATCH : DRM_TAS_CLASS_NORMAL;
+	}
+	ret = tas_new_syncobj(fd, &batch_sync);
+	if (!ret)
+		ret = tas_graph_submit(fd, &g, 0, batch_sync, &batch_id);
+	for (i = 0; !ret && i < n_probes; i++) {
+		probe.n = 0;
+		tas_graph_node(&probe, rnd(rings), TAS_MSEC / 2, NULL);
+		probe.nodes[0].class = classes ? DRM_TAS_CLASS_LATENCY : DRM_TAS_CLASS_NORMAL;
+		ret = tas_graph_submit(fd, &probe, 0, 0, &ids[i]);
+		usleep(1000);
+	}
+	if (!ret)
+		ret = tas_wait_syncobj(fd, batch_sync, 0, 60);
+	for (i = 0; !ret && i < n_probes; i++) {
+		do {
+			ret = tas_graph_results(fd, ids[i], &info, 1, &done);
+			if (!ret && !done)
+				usleep(1000);
+		} while (!ret && !done);
+		lat[i] = info.finished_ns - info.queued_ns;
+	}
+	if (!ret)
+		*p99 = percentile(lat, n_probes, 99);
+	tas_graph_free(&g);
+	tas_graph_free(&probe);
+	return ret;
+}
+
+static int bench_latency(int fd, unsigned int rings)
+{
+	__u64 without = 0, with = 0;
+	int ret;
+
+	rings = rings < 4 ? rings : 4;
+	ret = latency_probes(fd, rings, 0, &without);
+	if (!ret)
+		ret = latency_probes(fd, rings, 1, &with);
+	if (ret)
+		return ret;
+	printf("  0.5 ms probes under batch saturation: p99 %.2f ms without classes, %.2f ms with\n",
+	       without / 1e6, with / 1e6);
+	result("latency_class_p99_gain", with ? (double)without / with : 0, ">= 5",
+	       "probe p99 without classes / with classes");
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	unsigned int rings;
+	int fd, ret = 0;
+
+	if (argc > 1)
+		seed = strtoull(argv[1], NULL, 0) | 1;
+	fd = open_tas();
+	if (fd < 0) {
+		printf("no tas render node\n");
+		return 1;
+	}
+	rings = get_param(fd, DRM_TAS_PARAM_NUM_RINGS);
+	json_len = snprintf(json, sizeof(json), "{");
+	printf("tas-bench: %u rings, empty ioctl (GET_PARAM) %.2f us\n", rings,
+	       empty_ioctl_p50(fd, 0) / 1e3);
+	printf("  %-36s %10s   %-8s %s\n", "key", "value", "goal", "measures");
+
+	if (!ret)
+		ret = bench_makespan(fd, rings);
+	if (!ret)
+		ret = bench_submit(fd);
+	if (!ret)
+		ret = bench_template(fd);
+	if (!ret)
+		ret = bench_dispatch(fd, rings);
+	if (!ret)
+		ret = bench_gangs(fd, rings);
+	if (!ret)
+		ret = bench_latency(fd, rings);
+	result_null("trace_disabled_overhead_pct", "<= 1",
+		    "measured on UML by make bench (tools/bench-trace.sh)");
+	snprintf(json + json_len, MAX_JSON - json_len, "}");
+	if (ret)
+		printf("tas-bench: failed: %s\n", strerror(-ret));
+	printf("TAS-BENCH-JSON %s\n", json);
+	close(fd);
+	return ret ? 1 : 0;
+}

@@ -1,0 +1,345 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Graphs for the TAS demo and benchmarks: building, submitting and
+ * measuring them through the drm/tas uAPI, without libdrm.
+ */
+#ifndef TAS_GRAPHS_H
+#define TAS_GRAPHS_H
+
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <time.h>
+
+#include <drm/drm.h>
+#include <drm/tas_drm.h>
+
+#define TAS_MSEC		1000000ULL
+#define TAS_NAME_LEN		24
+
+/* A graph being built: nodes are added in a topological order. */
+struct tas_graph {
+	struct drm_tas_node *nodes;
+	struct drm_tas_edge *edges;
+	char (*names)[TAS_NAME_LEN];
+	unsigned int n, e, max_n, max_e;
+	unsigned int num_rings;
+};
+
+static inline int tas_graph_init(struct tas_graph *g, unsigned int max_n,
+				 unsigned int max_e, unsigned int num_rings)
+{
+	memset(g, 0, sizeof(*g));
+	g->nodes = calloc(max_n, sizeof(*g->nodes));
+	g->edges = calloc(max_e ? max_e : 1, sizeof(*g->edges));
+	g->names = calloc(max_n, sizeof(*g->names));
+	g->max_n = max_n;
+	g->max_e = max_e;
+	g->num_rings = num_rings ? num_rings : 1;
+	return g->nodes && g->edges && g->names ? 0 : -ENOMEM;
+}
+
+static inline void tas_graph_free(struct tas_graph *g)
+{
+	free(g->nodes);
+	free(g->edges);
+	free(g->names);
+	memset(g, 0, sizeof(*g));
+}
+
+/* Adds a NOP node; the ring is taken modulo the graph's ring count. */
+static inline unsigned int tas_graph_node(struct tas_graph *g, unsigned int ring,
+					  __u64 duration_ns, const char *name)
+{
+	struct drm_tas_node *node = &g->nodes[g->n];
+
+	if (g->n == g->max_n)
+		abort();
+	memset(node, 0, sizeof(*node));
+	node->ring = ring % g->num_rings;
+	node->op = DRM_TAS_OP_NOP;
+	node->duration_ns = duration_ns;
+	snprintf(g->names[g->n], TAS_NAME_LEN, "%s", name ? name : "");
+	return g->n++;
+}
+
+static inline void tas_graph_edge(struct tas_graph *g, unsigned int from,
+				  unsigned int to)
+{
+	if (g->e == g->max_e)
+		abort();
+	g->edges[g->e].from = from;
+	g->edges[g->e].to = to;
+	g->e++;
+}
+
+/*
+ * A transformer block, two micro-batches, tensor parallel over two compute
+ * rings: per micro-batch and shard an attention part (QKV projection,
+ * attention, output projection) and an MLP part (layer norm, up projection,
+ * activation, down projection), each followed by an all-reduce-like chain on
+ * the communication ring, with the input and output copies and a weight
+ * prefetch on the copy ring. With @backward, the backward pass follows each
+ * micro-batch (gradients of the MLP and attention parts, twice the forward
+ * work, with a gradient all-reduce that overlaps the next micro-batch).
+ * Ring indices: compute0, compute1, copy, comm.
+ */
+#define TAS_TF_MICRO_BATCHES	2
+#define TAS_TF_SHARDS		2
+#define TAS_TF_AR_STEPS		3
+#define TAS_TF_MAX_NODES	160
+#define TAS_TF_MAX_EDGES	320
+
+enum { TAS_RING_COMPUTE0, TAS_RING_COMPUTE1, TAS_RING_COPY, TAS_RING_COMM,
+       TAS_TF_RINGS };
+
+static inline unsigned int tas_tf_node(struct tas_graph *g, unsigned int ring,
+				       __u64 duration_ns, const char *name,
+				       int mb, int shard)
+{
+	char n[TAS_NAME_LEN];
+
+	if (shard >= 0)
+		snprintf(n, sizeof(n), "%s.mb%d.s%d", name, mb, shard);
+	else if (mb >= 0)
+		snprintf(n, sizeof(n), "%s.mb%d", name, mb);
+	else
+		snprintf(n, sizeof(n), "%s", name);
+	return tas_graph_node(g, ring, duration_ns, n);
+}
+
+/* An all-reduce-like chain after the given nodes; returns its last step. */
+static inline unsigned int tas_tf_allreduce(struct tas_graph *g,
+					    const unsigned int *after, int mb,
+					    const char *name)
+{
+	unsigned int prev = 0, step;
+	int i, s;
+
+	for (i = 0; i < TAS_TF_AR_STEPS; i++) {
+		char n[16];
+
+		snprintf(n, sizeof(n), "%s%d", name, i);
+		step = tas_tf_node(g, TAS_RING_COMM, 3 * TAS_MSEC / 2, n, mb, -1);
+		if (i == 0)
+			for (s = 0; s < TAS_TF_SHARDS; s++)
+				tas_graph_edge(g, after[s], step);
+		else
+			tas_graph_edge(g, prev, step);
+		prev = step;
+	}
+	return prev;
+}
+
+/* A chain of steps on each shard after @after; fills @last per shard. */
+static inline void tas_tf_chain(struct tas_graph *g, unsigned int after,
+				const char * const *names, const __u64 *ms,
+				unsigned int len, int mb, unsigned int *last)
+{
+	unsigned int i, v, prev;
+	int s;
+
+	for (s = 0; s < TAS_TF_SHARDS; s++) {
+		prev = after;
+		for (i = 0; i < len; i++) {
+			v = tas_tf_node(g, s, ms[i] * TAS_MSEC, names[i], mb, s);
+			tas_graph_edge(g, prev, v);
+			prev = v;
+		}
+		last[s] = prev;
+	}
+}
+
+static inline void tas_graph_transformer(struct tas_graph *g, int backward)
+{
+	static const char * const attn[] = { "qkv", "attn", "proj" };
+	static const char * const mlp[] = { "ln", "up", "act", "down" };
+	static const char * const dmlp[] = { "d-down", "d-up", "d-ln" };
+	static const char * const dattn[] = { "d-proj", "d-attn", "d-qkv" };
+	static const __u64 attn_ms[] = { 4, 6, 3 }, mlp_ms[] = { 1, 6, 1, 5 };
+	static const __u64 dmlp_ms[] = { 10, 12, 2 }, dattn_ms[] = { 6, 12, 8 };
+	unsigned int in, last[TAS_TF_SHARDS], ar, out;
+	int mb;
+
+	tas_tf_node(g, TAS_RING_COPY, 8 * TAS_MSEC, "prefetch-w", -1, -1);
+	for (mb = 0; mb < TAS_TF_MICRO_BATCHES; mb++) {
+		in = tas_tf_node(g, TAS_RING_COPY, 2 * TAS_MSEC, "h2d", mb, -1);
+		tas_tf_chain(g, in, attn, attn_ms, 3, mb, last);
+		ar = tas_tf_allreduce(g, last, mb, "ar-attn");
+		tas_tf_chain(g, ar, mlp, mlp_ms, 4, mb, last);
+		ar = tas_tf_allreduce(g, last, mb, "ar-mlp");
+		if (backward) {
+			tas_tf_chain(g, ar, dmlp, dmlp_ms, 3, mb, last);
+			ar = tas_tf_allreduce(g, last, mb, "ar-dmlp");
+			tas_tf_chain(g, ar, dattn, dattn_ms, 3, mb, last);
+			ar = tas_tf_allreduce(g, last, mb, "ar-grad");
+		}
+		out = tas_tf_node(g, TAS_RING_COPY, 2 * TAS_MSEC, "d2h", mb, -1);
+		tas_graph_edge(g, ar, out);
+	}
+}
+
+static inline int tas_edge_cmp_to(const void *a, const void *b)
+{
+	const struct drm_tas_edge *x = a, *y = b;
+
+	return x->to < y->to ? -1 : x->to > y->to;
+}
+
+/*
+ * Longest path through the graph, in ns, each node weighted by the time it
+ * actually executed (started to finished); edges must go from lower to higher
+ * node indices. Sorts the edges by target.
+ */
+static inline __u64 tas_graph_critical_path(struct tas_graph *g,
+					    const struct drm_tas_node_info *info)
+{
+	__u64 *finish = calloc(g->n, sizeof(*finish)), best = 0;
+	unsigned int i, j = 0;
+
+	if (!finish)
+		return 0;
+	qsort(g->edges, g->e, sizeof(*g->edges), tas_edge_cmp_to);
+	for (i = 0; i < g->n; i++) {
+		__u64 start = 0;
+
+		for (; j < g->e && g->edges[j].to == i; j++)
+			if (finish[g->edges[j].from] > start)
+				start = finish[g->edges[j].from];
+		finish[i] = start + info[i].finished_ns - info[i].started_ns;
+		if (finish[i] > best)
+			best = finish[i];
+	}
+	free(finish);
+	return best;
+}
+
+static inline int tas_wait_syncobj(int fd, __u32 handle, __u64 point,
+				   int seconds)
+{
+	struct drm_syncobj_timeline_wait wait = {
+		.handles = (__u64)(uintptr_t)&handle,
+		.points = (__u64)(uintptr_t)&point,
+		.count_handles = 1,
+		.flags = DRM_SYNCOBJ_WAIT_FLAGS_WAIT_FOR_SUBMIT,
+	};
+	struct timespec now;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	wait.timeout_nsec = (now.tv_sec + seconds) * 1000000000LL + now.tv_nsec;
+	return ioctl(fd, DRM_IOCTL_SYNCOBJ_TIMELINE_WAIT, &wait) ? -errno : 0;
+}
+
+static inline int tas_new_syncobj(int fd, __u32 *handle)
+{
+	struct drm_syncobj_create create = { 0 };
+
+	if (ioctl(fd, DRM_IOCTL_SYNCOBJ_CREATE, &create))
+		return -errno;
+	*handle = create.handle;
+	return 0;
+}
+
+/* Submits @g; the whole graph signals binary syncobj @signal if not 0. */
+static inline int tas_graph_submit(int fd, const struct tas_graph *g,
+				   __u32 flags, __u32 signal, __u64 *graph_id)
+{
+	struct drm_tas_submit_graph submit = { 0 };
+	struct drm_tas_sync sig = { 0 };
+
+	sig.handle = signal;
+	sig.node = DRM_TAS_NODE_GRAPH;
+	submit.flags = flags;
+	submit.nodes.ptr = (__u64)(uintptr_t)g->nodes;
+	submit.nodes.count = g->n;
+	submit.nodes.stride = sizeof(g->nodes[0]);
+	if (g->e) {
+		submit.edges.ptr = (__u64)(uintptr_t)g->edges;
+		submit.edges.count = g->e;
+		submit.edges.stride = sizeof(g->edges[0]);
+	}
+	if (signal) {
+		submit.signals.ptr = (__u64)(uintptr_t)&sig;
+		submit.signals.count = 1;
+		submit.signals.stride = sizeof(sig);
+	}
+	if (ioctl(fd, DRM_IOCTL_TAS_SUBMIT_GRAPH, &submit))
+		return -errno;
+	if (graph_id)
+		*graph_id = submit.graph_id;
+	return 0;
+}
+
+static inline int tas_graph_results(int fd, __u64 graph_id,
+				    struct drm_tas_node_info *info,
+				    unsigned int n, __u32 *done)
+{
+	struct drm_tas_graph_info gi = { 0 };
+
+	gi.graph_id = graph_id;
+	gi.nodes.ptr = (__u64)(uintptr_t)info;
+	gi.nodes.count = n;
+	gi.nodes.stride = sizeof(info[0]);
+	if (ioctl(fd, DRM_IOCTL_TAS_GRAPH_INFO, &gi))
+		return -errno;
+	if (done)
+		*done = gi.done;
+	return 0;
+}
+
+/* Timing of a finished graph. */
+struct tas_graph_stats {
+	__u64 makespan, critical_path, work;
+	double ratio;	/* makespan / max(critical path, work / rings) */
+};
+
+static inline void tas_graph_measure(struct tas_graph *g,
+				     const struct drm_tas_node_info *info,
+				     unsigned int rings,
+				     struct tas_graph_stats *st)
+{
+	__u64 t0 = ~0ULL, t1 = 0, lower;
+	unsigned int i;
+
+	memset(st, 0, sizeof(*st));
+	for (i = 0; i < g->n; i++) {
+		if (info[i].queued_ns < t0)
+			t0 = info[i].queued_ns;
+		if (info[i].finished_ns > t1)
+			t1 = info[i].finished_ns;
+		st->work += info[i].finished_ns - info[i].started_ns;
+	}
+	st->makespan = t1 - t0;
+	st->critical_path = tas_graph_critical_path(g, info);
+	lower = st->work / rings > st->critical_path ? st->work / rings :
+						      st->critical_path;
+	st->ratio = lower ? (double)st->makespan / lower : 0;
+}
+
+/* Submits @g, waits for it and measures it; returns 0 or -errno. */
+static inline int tas_graph_run(int fd, struct tas_graph *g, __u32 flags,
+				struct drm_tas_node_info *info,
+				struct tas_graph_stats *st)
+{
+	__u32 syncobj = 0, done = 0;
+	__u64 id = 0;
+	int ret;
+
+	ret = tas_new_syncobj(fd, &syncobj);
+	if (!ret)
+		ret = tas_graph_submit(fd, g, flags, syncobj, &id);
+	if (!ret)
+		ret = tas_wait_syncobj(fd, syncobj, 0, 60);
+	if (!ret)
+		ret = tas_graph_results(fd, id, info, g->n, &done);
+	if (!ret && !done)
+		ret = -EBUSY;
+	if (!ret)
+		tas_graph_measure(g, info, g->num_rings, st);
+	return ret;
+}
+
+#endif /* TAS_GRAPHS_H */
