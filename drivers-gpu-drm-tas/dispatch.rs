@@ -353,14 +353,10 @@ impl State {
                     let Some(launch) = self.launch(l) else {
                         continue;
                     };
-                    let members = launch.plan.gang_members(g);
-                    // The members are few (one per ring); push them back to back.
-                    let mut list = [0u32; kernel::drm::sched::graph::MAX_RINGS as usize];
-                    for (slot, &v) in list.iter_mut().zip(members) {
-                        *slot = v;
-                    }
-                    let n = members.len().min(list.len());
-                    for &v in list.iter().take(n) {
+                    // Pushed back to back; the plan is shared, so the members can be read
+                    // while the launch changes.
+                    let plan = launch.plan.clone();
+                    for &v in plan.gang_members(g) {
                         self.release_node(l, v);
                     }
                 }

@@ -298,81 +298,6 @@ fn node_op(file: &drm::File<File>, node: &uapi::drm_tas_node) -> Result<Op> {
     })
 }
 
-/// Adjacency in compressed form: the neighbours of `v` are `list[start[v]..start[v + 1]]`.
-struct Csr {
-    start: KVec<u32>,
-    list: KVec<u32>,
-}
-
-impl Csr {
-    fn new(n: usize, edges: impl Iterator<Item = (u32, u32)> + Clone) -> Result<Self> {
-        let mut start = KVec::from_elem(0u32, n + 1, GFP_KERNEL)?;
-        for (from, _) in edges.clone() {
-            start[from as usize + 1] += 1;
-        }
-        for v in 0..n {
-            start[v + 1] += start[v];
-        }
-        let mut fill = KVec::with_capacity(n, GFP_KERNEL)?;
-        fill.extend_from_slice(&start[..n], GFP_KERNEL)?;
-        let mut list = KVec::from_elem(0u32, start[n] as usize, GFP_KERNEL)?;
-        for (from, to) in edges {
-            let slot = &mut fill[from as usize];
-            list[*slot as usize] = to;
-            *slot += 1;
-        }
-        Ok(Self { start, list })
-    }
-
-    fn of(&self, v: usize) -> &[u32] {
-        &self.list[self.start[v] as usize..self.start[v + 1] as usize]
-    }
-}
-
-/// Checks the edges; returns a topological order, and the predecessors and successors of every
-/// node.
-fn order(n: usize, edges: &[uapi::drm_tas_edge]) -> Result<(KVec<u32>, Csr, Csr)> {
-    let mut sorted = KVec::with_capacity(edges.len(), GFP_KERNEL)?;
-    for e in edges {
-        if e.from as usize >= n || e.to as usize >= n || e.from == e.to {
-            return Err(EINVAL);
-        }
-        sorted.push((e.from, e.to), GFP_KERNEL)?;
-    }
-    sorted.sort_unstable();
-    if sorted.windows(2).any(|w| w[0] == w[1]) {
-        return Err(EINVAL);
-    }
-
-    let succ = Csr::new(n, sorted.iter().copied())?;
-    let pred = Csr::new(n, sorted.iter().map(|&(from, to)| (to, from)))?;
-    let mut indegree = KVec::with_capacity(n, GFP_KERNEL)?;
-    for v in 0..n {
-        indegree.push(pred.of(v).len() as u32, GFP_KERNEL)?;
-    }
-    let mut topo = KVec::with_capacity(n, GFP_KERNEL)?;
-    for v in 0..n {
-        if indegree[v] == 0 {
-            topo.push(v as u32, GFP_KERNEL)?;
-        }
-    }
-    let mut head = 0;
-    while head < topo.len() {
-        let v = topo[head] as usize;
-        head += 1;
-        for &w in succ.of(v) {
-            indegree[w as usize] -= 1;
-            if indegree[w as usize] == 0 {
-                topo.push(w, GFP_KERNEL)?;
-            }
-        }
-    }
-    if topo.len() != n {
-        return Err(ELOOP);
-    }
-    Ok((topo, pred, succ))
-}
-
 /// A checked syncobj wait or signal.
 pub(crate) struct Sync {
     node: Option<usize>,
@@ -400,7 +325,6 @@ fn check_sync(file: &drm::File<File>, s: &uapi::drm_tas_sync, n: usize) -> Resul
 pub(crate) struct CheckedGraph {
     pub(crate) nodes: KVec<uapi::drm_tas_node>,
     pub(crate) ops: KVec<Option<Op>>,
-    pub(crate) edges: KVec<uapi::drm_tas_edge>,
     pub(crate) plan: Plan,
 }
 
@@ -455,12 +379,7 @@ pub(crate) fn check_graph(
         edge_list.push((e.from, e.to), GFP_KERNEL)?;
     }
     let plan = Plan::new(&descs, &edge_list, dev.num_rings)?;
-    Ok(CheckedGraph {
-        nodes,
-        ops,
-        edges,
-        plan,
-    })
+    Ok(CheckedGraph { nodes, ops, plan })
 }
 
 /// The checked waits and signals of a launch.
@@ -702,25 +621,34 @@ fn push_fifo(
     let CheckedGraph {
         nodes,
         mut ops,
-        edges,
-        ..
+        plan,
     } = graph;
     let wait_fences = &syncs.waits;
     let graph_signal = syncs.signals.iter().any(|(s, _)| s.node.is_none());
     let n = nodes.len();
-    let (topo, pred, succ) = order(n, &edges)?;
 
     // Jobs, in topological order, each with its dependencies; armed as they are created so that
-    // their successors can depend on their finished fences.
+    // their successors can depend on their finished fences, which are collected per successor
+    // with the index of their node.
     let mut finished: KVec<Option<ARef<Fence>>> = KVec::from_elem(None, n, GFP_KERNEL)?;
     let mut execs: KVec<Option<Arc<NodeExec>>> = KVec::from_elem(None, n, GFP_KERNEL)?;
+    let mut pred_fences: KVec<KVec<(u32, ARef<Fence>)>> = KVec::with_capacity(n, GFP_KERNEL)?;
+    for v in 0..n as u32 {
+        pred_fences.push(
+            KVec::with_capacity(plan.indegree(v) as usize, GFP_KERNEL)?,
+            GFP_KERNEL,
+        )?;
+    }
     let mut jobs: KVec<Job<'_, NodeJob, Armed>> = KVec::with_capacity(n + 1, GFP_KERNEL)?;
-    for &v in topo.iter() {
+    for &v in plan.topo_order() {
         let v = v as usize;
         let ring = nodes[v].ring as usize;
-        let mut deps = KVec::new();
-        for &p in pred.of(v) {
-            deps.push(finished[p as usize].clone().ok_or(EINVAL)?, GFP_KERNEL)?;
+        // The predecessors' fences in node order.
+        let mut preds = core::mem::take(&mut pred_fences[v]);
+        preds.sort_unstable_by_key(|(p, _)| *p);
+        let mut deps = KVec::with_capacity(preds.len(), GFP_KERNEL)?;
+        for (_, fence) in preds {
+            deps.push(fence, GFP_KERNEL)?;
         }
         for (node, fence) in wait_fences.iter() {
             if node.is_none() || *node == Some(v) {
@@ -750,7 +678,11 @@ fn push_fifo(
             job.add_dependency(dep.clone())?;
         }
         let job = job.arm();
-        finished[v] = Some(job.finished_fence());
+        let fence = job.finished_fence();
+        for &w in plan.succ(v as u32) {
+            pred_fences[w as usize].push((v as u32, fence.clone()), GFP_KERNEL)?;
+        }
+        finished[v] = Some(fence);
         execs[v] = Some(exec);
         jobs.push(job, GFP_KERNEL)?;
     }
@@ -760,7 +692,7 @@ fn push_fifo(
     if graph_signal {
         let mut deps = KVec::new();
         for v in 0..n {
-            if succ.of(v).is_empty() {
+            if plan.succ(v as u32).is_empty() {
                 deps.push(finished[v].clone().ok_or(EINVAL)?, GFP_KERNEL)?;
             }
         }

@@ -144,6 +144,8 @@ pub struct Plan {
     counts: KVec<u32>,
     /// The nodes without predecessors.
     sources: KVec<u32>,
+    /// The nodes in a topological order.
+    order: KVec<u32>,
     num_rings: u32,
     critical_path: u64,
 }
@@ -198,6 +200,7 @@ impl Plan {
             gang_members: KVec::new(),
             counts: KVec::from_elem(0u32, num_rings as usize * Class::COUNT, GFP_KERNEL)?,
             sources: KVec::new(),
+            order: KVec::new(),
             num_rings,
             critical_path: 0,
         };
@@ -265,7 +268,8 @@ impl Plan {
             plan.critical_path = plan.critical_path.max(rank);
         }
 
-        plan.build_gangs(nodes, &mut topo)?;
+        plan.build_gangs(nodes)?;
+        plan.order = topo;
         for node in plan.nodes.iter() {
             if node.gang == NO_GANG {
                 plan.counts[node.ring as usize * Class::COUNT + node.class.index()] += 1;
@@ -274,9 +278,8 @@ impl Plan {
         Ok(plan)
     }
 
-    /// Groups the gang members and checks that every gang can start; `scratch` has room for
-    /// `n` entries.
-    fn build_gangs(&mut self, nodes: &[NodeDesc], scratch: &mut KVec<u32>) -> Result {
+    /// Groups the gang members and checks that every gang can start.
+    fn build_gangs(&mut self, nodes: &[NodeDesc]) -> Result {
         let mut members = KVec::new();
         for (v, d) in nodes.iter().enumerate() {
             if d.gang != 0 {
@@ -335,7 +338,7 @@ impl Plan {
                 indegree[rw as usize] += 1;
             }
         }
-        scratch.clear();
+        let mut scratch = KVec::with_capacity(n, GFP_KERNEL)?;
         let mut reps = 0;
         for v in 0..n as u32 {
             if rep(self, v) == v {
@@ -396,6 +399,11 @@ impl Plan {
     pub fn succ(&self, v: u32) -> &[u32] {
         let v = v as usize;
         &self.succ[self.succ_start[v] as usize..self.succ_start[v + 1] as usize]
+    }
+
+    /// The nodes in a topological order: every node after its predecessors.
+    pub fn topo_order(&self) -> &[u32] {
+        &self.order
     }
 
     /// The nodes without predecessors, in node order.
@@ -1061,6 +1069,7 @@ mod tests {
         assert_eq!(plan.indegree(3), 2);
         assert_eq!(plan.succ(0), &[1, 2]);
         assert_eq!(plan.sources(), &[0]);
+        assert_eq!(plan.topo_order(), &[0, 1, 2, 3]);
 
         // A chain with a fan-out: the rank follows the longer branch.
         let nodes = [normal(0, 3), normal(0, 1), normal(0, 10), normal(0, 2)];
