@@ -21,11 +21,17 @@
 //! dispatcher (one per signalled node, one per graph), signalled when the node or the whole
 //! graph completes, with the first error.
 //!
+//! Gangs are admitted in one order for the whole device by its [`GangGate`], which all clients'
+//! dispatchers share: a client's gang at the head of its ready set is released only once the
+//! gate admits it, and holds its rings there until its members have started (see
+//! [`GangOrder`]).
+//!
 //! Locking: `Dispatcher::state` is a mutex taken in process context only (the ioctls, the rings'
 //! work items, the scheduler's free_job work and the dispatcher's work item); nobody allocates
 //! with `GFP_KERNEL` or waits for a fence while holding it.
 //! Jobs are armed and pushed under it, so the jobs of an entity are pushed in the order they
-//! are armed.
+//! are armed. The gang gate's mutex nests inside it, follows the same rules, and is also taken
+//! from the scheduler's timeout handler; the gate takes no dispatcher's lock.
 
 use core::pin::Pin;
 
@@ -39,6 +45,7 @@ use kernel::{
     },
     drm::sched::{
         graph::{
+            GangOrder,
             Plan,
             Ready,
             ReadySet,
@@ -139,13 +146,74 @@ struct State {
     closed: bool,
 }
 
-/// The dispatcher of one client.
+/// A client of the device's [`GangGate`]: its dispatcher.
+pub(crate) struct Client(Arc<Dispatcher>);
+
+impl PartialEq for Client {
+    fn eq(&self, other: &Self) -> bool {
+        Arc::ptr_eq(&self.0, &other.0)
+    }
+}
+
+/// Lets a client whose gang the gate admitted release it.
+fn wake(client: &Client) {
+    // Already queued: it will ask again.
+    let _ = workqueue::system_long().enqueue(client.0.clone());
+}
+
+/// The admission order of the gangs of all clients of the device.
 #[pin_data]
+pub(crate) struct GangGate {
+    #[pin]
+    order: Mutex<GangOrder<Client>>,
+}
+
+impl GangGate {
+    /// Creates the gate of a device.
+    pub(crate) fn new() -> Result<Arc<Self>> {
+        Arc::pin_init(
+            pin_init!(Self {
+                order <- new_mutex!(GangOrder::new()),
+            }),
+            GFP_KERNEL,
+        )
+    }
+
+    /// Adds a client; the room for it to wait is allocated outside of the lock, which is taken
+    /// in the fence signalling path.
+    fn add_client(&self) -> Result {
+        loop {
+            let need = match self.order.lock().add_client() {
+                Ok(()) => return Ok(()),
+                Err(need) => need,
+            };
+            // Twice what is needed, so that growing is amortised over many clients.
+            let storage = KVec::with_capacity(need.saturating_mul(2), GFP_KERNEL)?;
+            self.order.lock().grow(storage);
+        }
+    }
+
+    /// Gives back the rings (a bit mask) of an admitted gang that started or was cancelled.
+    pub(crate) fn started(&self, rings: u64) {
+        self.order.lock().started(rings, wake);
+    }
+}
+
+/// The dispatcher of one client.
+#[pin_data(PinnedDrop)]
 pub(crate) struct Dispatcher {
     #[pin]
     state: Mutex<State>,
     #[pin]
     work: Work<Dispatcher>,
+    gate: Arc<GangGate>,
+}
+
+#[pinned_drop]
+impl PinnedDrop for Dispatcher {
+    fn drop(self: Pin<&mut Self>) {
+        self.gate.order.lock().remove_client();
+    }
 }
 
 impl_has_work! {
@@ -163,7 +231,7 @@ impl WorkItem for Dispatcher {
                 launch.resolve_waits(&mut st.set, l as u32);
             }
         }
-        st.release();
+        st.release(&this);
     }
 }
 
@@ -213,7 +281,7 @@ impl Drop for Done {
             return;
         }
         st.complete(launch, self.node, error);
-        st.release();
+        st.release(&self.disp);
     }
 }
 
@@ -341,22 +409,32 @@ impl State {
         }
     }
 
-    /// Releases what the rings can take.
-    fn release(&mut self) {
-        while let Some(r) = self.set.next_release() {
+    /// Releases what the rings can take; gangs as `disp`'s device gang gate admits them.
+    fn release(&mut self, disp: &Arc<Dispatcher>) {
+        let gate = &disp.gate;
+        let mut admit = |rings| gate.order.lock().admit(Client(disp.clone()), rings);
+        while let Some(r) = self.set.next_release_gated(&mut admit) {
             match r {
                 Release::Node {
                     item: (l, Ready::Node(v)),
                     ..
                 } => self.release_node(l, v),
-                Release::Gang((l, Ready::Gang(g))) => {
+                Release::Gang {
+                    rings,
+                    item: (l, Ready::Gang(g)),
+                } => {
                     let Some(launch) = self.launch(l) else {
+                        gate.started(rings);
                         continue;
                     };
                     // Pushed back to back; the plan is shared, so the members can be read
                     // while the launch changes.
                     let plan = launch.plan.clone();
-                    for &v in plan.gang_members(g) {
+                    let members = plan.gang_members(g);
+                    if let Some(&first) = members.first() {
+                        launch.slots[first as usize].exec.gang_admitted();
+                    }
+                    for &v in members {
                         self.release_node(l, v);
                     }
                 }
@@ -429,8 +507,8 @@ pub(crate) struct Instance {
 }
 
 impl Dispatcher {
-    /// Creates the dispatcher of a client of `num_rings` rings.
-    pub(crate) fn new(num_rings: u32) -> Result<Arc<Self>> {
+    /// Creates the dispatcher of a client of `num_rings` rings whose gangs `gate` admits.
+    pub(crate) fn new(num_rings: u32, gate: &Arc<GangGate>) -> Result<Arc<Self>> {
         let mut launches = KVec::with_capacity(MAX_LAUNCHES, GFP_KERNEL)?;
         for _ in 0..MAX_LAUNCHES {
             launches.push(LaunchSlot::Free, GFP_KERNEL)?;
@@ -440,13 +518,21 @@ impl Dispatcher {
             launches,
             closed: false,
         };
+        gate.add_client()?;
         Arc::pin_init(
             pin_init!(Self {
                 state <- new_mutex!(state),
                 work <- new_work!("tas::Dispatcher::work"),
+                gate: gate.clone(),
             }),
             GFP_KERNEL,
         )
+        .inspect_err(|_| gate.order.lock().remove_client())
+    }
+
+    /// The gang gate of the dispatcher's device.
+    pub(crate) fn gate(&self) -> &Arc<GangGate> {
+        &self.gate
     }
 
     /// Takes a free launch slot; `EAGAIN` when the client has [`MAX_LAUNCHES`] graphs in flight.
@@ -646,7 +732,7 @@ impl Dispatcher {
             // A graph without nodes does not exist (checked by the caller), so the launch
             // completes through its nodes.
         }
-        st.release();
+        st.release(self);
         Ok((outs, graph_fence))
     }
 
@@ -654,13 +740,15 @@ impl Dispatcher {
     ///
     /// Released nodes complete through the scheduler (their entities are dropped next, which
     /// cancels those still queued).
-    pub(crate) fn close(&self) {
+    pub(crate) fn close(self: &Arc<Self>) {
         let launches = {
             let mut state = self.state.lock();
             state.closed = true;
             state.set.remove_if(|_| true);
             core::mem::take(&mut state.launches)
         };
+        // The client's gang waiting in the gate, if any, will not be released any more.
+        self.gate.order.lock().withdraw(&Client(self.clone()), wake);
         for slot in launches {
             let LaunchSlot::Live(mut launch) = slot else {
                 continue;

@@ -14,6 +14,7 @@ use kernel::{
 };
 
 use crate::{
+    dispatch::GangGate,
     engine::Ring,
     file::File,
     gem::Bo, //
@@ -69,6 +70,8 @@ pub(crate) struct TasData {
     pub(crate) rings: KVec<Arc<Ring>>,
     /// The ring that completes whole graphs; it executes no node.
     pub(crate) graph_ring: Arc<Ring>,
+    /// The admission order of all clients' gangs.
+    pub(crate) gate: Arc<GangGate>,
 }
 
 impl Drop for TasData {

@@ -60,7 +60,10 @@ use kernel::{
 };
 
 use crate::{
-    dispatch::Done,
+    dispatch::{
+        Done,
+        GangGate, //
+    },
     gem::TasObject, //
 };
 
@@ -218,9 +221,19 @@ impl OpRef {
     }
 }
 
+/// [`Gang::order`]: not admitted by the device's gang gate yet.
+const GANG_WAITING: i32 = 0;
+/// [`Gang::order`]: admitted, holding its rings in the gang gate.
+const GANG_HOLDING: i32 = 1;
+/// [`Gang::order`]: started or cancelled; its rings are given back once admitted.
+const GANG_GONE: i32 = 2;
+
 /// The start barrier of a gang in one launch: its members, released together onto idle rings,
 /// start once all of them have reached the head of their rings; the last one to arrive wakes
 /// the others. A member that fails cancels the others, which also wakes them.
+///
+/// The gang holds its rings in the device's [`GangGate`] from its admission until it starts or
+/// is cancelled, whichever comes later of the admission and that.
 #[pin_data]
 pub(crate) struct Gang {
     /// Members that have not reached the head of their ring yet.
@@ -230,17 +243,26 @@ pub(crate) struct Gang {
     /// Completed when every member has arrived or the gang was cancelled.
     #[pin]
     go: Completion,
+    /// The rings of the members, as a bit mask.
+    rings: u64,
+    gate: Arc<GangGate>,
+    /// `GANG_WAITING`, `GANG_HOLDING` or `GANG_GONE`.
+    order: Atomic<i32>,
 }
 
 impl Gang {
-    /// Creates the barrier of a gang of `members` nodes.
-    pub(crate) fn new(members: u32) -> Result<Arc<Self>> {
+    /// Creates the barrier of a gang of `members` nodes on `rings` (a bit mask), admitted by
+    /// `gate`.
+    pub(crate) fn new(members: u32, rings: u64, gate: &Arc<GangGate>) -> Result<Arc<Self>> {
         let waiting = i32::try_from(members).map_err(|_| EINVAL)?;
         Arc::pin_init(
             pin_init!(Gang {
                 waiting: Atomic::new(waiting),
                 error: Atomic::new(0),
                 go <- Completion::new(),
+                rings,
+                gate: gate.clone(),
+                order: Atomic::new(GANG_WAITING),
             }),
             GFP_KERNEL,
         )
@@ -250,6 +272,26 @@ impl Gang {
     pub(crate) fn cancel(&self) {
         self.error.store(ECANCELED.to_errno(), Relaxed);
         self.go.complete_all();
+        self.leave();
+    }
+
+    /// Records that the gate admitted the gang, which now holds its rings; gives them back at
+    /// once if the gang was cancelled before.
+    pub(crate) fn admitted(&self) {
+        if self
+            .order
+            .cmpxchg(GANG_WAITING, GANG_HOLDING, Full)
+            .is_err()
+        {
+            self.gate.started(self.rings);
+        }
+    }
+
+    /// The gang started or was cancelled: gives its rings back if it holds them.
+    fn leave(&self) {
+        if self.order.xchg(GANG_GONE, Full) == GANG_HOLDING {
+            self.gate.started(self.rings);
+        }
     }
 
     fn error(&self) -> Option<Error> {
@@ -346,6 +388,13 @@ impl NodeExec {
         }
     }
 
+    /// Records that the device's gang gate admitted the node's gang.
+    pub(crate) fn gang_admitted(&self) {
+        if let Some(gang) = &self.gang {
+            gang.admitted();
+        }
+    }
+
     /// The error that cancelled the node's gang.
     fn gang_error(&self) -> Option<Error> {
         self.gang.as_ref().and_then(|g| g.error())
@@ -362,6 +411,7 @@ impl NodeExec {
         let gang = self.gang.as_ref()?;
         if gang.waiting.fetch_add(-1, Full) == 1 {
             gang.go.complete_all();
+            gang.leave();
         }
         gang.go.wait_for_completion();
         if self.aborted.load(Relaxed) {
@@ -603,12 +653,12 @@ impl Ring {
         }
     }
 
-    /// The first node on the FIFO that is more urgent than `node` and whose dependencies are
-    /// done.
+    /// The first node on the FIFO that is more urgent than `node`, whose dependencies are done
+    /// and that is not a gang member: those start with their gang, at the head of their rings.
     fn more_urgent(&self, node: &Arc<NodeExec>) -> Option<Arc<NodeExec>> {
         let fifo = self.fifo.lock();
         fifo.iter()
-            .find(|n| n.urgency < node.urgency && n.deps_signalled())
+            .find(|n| n.urgency < node.urgency && n.gang.is_none() && n.deps_signalled())
             .cloned()
     }
 

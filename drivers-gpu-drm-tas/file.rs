@@ -152,7 +152,7 @@ impl drm::file::DriverFile for File {
         let list = KVec::with_capacity(GRAPH_HISTORY, GFP_KERNEL)?;
         KBox::pin_init(
             try_pin_init!(Self {
-                disp: Dispatcher::new(dev.num_rings)?,
+                disp: Dispatcher::new(dev.num_rings, &dev.gate)?,
                 entities,
                 graph_entity,
                 graphs <- new_mutex!(Graphs { next_id: 1, list }),

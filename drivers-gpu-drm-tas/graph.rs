@@ -519,7 +519,10 @@ pub(crate) fn instance(
     let mut gangs = KVec::with_capacity(plan.num_gangs(), GFP_KERNEL)?;
     for g in 0..plan.num_gangs() as u32 {
         let members = u32::try_from(plan.gang_members(g).len()).map_err(|_| EINVAL)?;
-        gangs.push(Gang::new(members)?, GFP_KERNEL)?;
+        gangs.push(
+            Gang::new(members, plan.gang_rings(g), disp.gate())?,
+            GFP_KERNEL,
+        )?;
     }
     let inst = disp.instance(plan, |v, tag| {
         let node = nodes.get(v as usize).ok_or(EINVAL)?;

@@ -20,6 +20,7 @@ use kernel::{
 };
 
 use crate::{
+    dispatch::GangGate,
     driver::{
         TasData,
         TasDriver,
@@ -111,6 +112,7 @@ impl kernel::Module for TasModule {
                 job_timeout_ms,
                 rings,
                 graph_ring,
+                gate: GangGate::new()?,
             }),
         )?;
 

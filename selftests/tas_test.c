@@ -3414,6 +3414,77 @@ TEST_F(tas, gang_member_failure_cancels_gang)
 	tas_syncobj_destroy(self->fd, syncobj);
 }
 
+#define TAS_MAX_TEST_DEPTH	16
+
+/*
+ * Gangs of two clients on the same two rings, both queued in the scheduler
+ * behind a third client's nodes that take every credit of the rings. Each
+ * gang has a latency-class member on the ring where the other gang has a
+ * normal-class one, so the scheduler hands ring 0 the first gang's member
+ * first and ring 1 the second gang's: released together, each gang would
+ * hold one ring at its start barrier waiting for the other ring, until the
+ * job timeout. Admitted in one order for the device, the second gang is
+ * released only once the first has started: both start, their members
+ * together, without an error.
+ */
+TEST_F(tas, gangs_of_two_clients_start_together)
+{
+	struct drm_tas_node fill[2 * TAS_MAX_TEST_DEPTH], gang[2];
+	struct drm_tas_node_info info[2];
+	__u64 depth = 0, graph_id[2];
+	__u32 syncobj[2], done, c, m;
+	struct drm_tas_sync signal;
+	int fd[3];
+
+	if (self->num_rings < 2)
+		SKIP(return, "one ring");
+	ASSERT_EQ(0, tas_get_param(self->fd, DRM_TAS_PARAM_RING_DEPTH, 0,
+				   &depth));
+	if (depth > TAS_MAX_TEST_DEPTH)
+		SKIP(return, "ring depth %llu", (unsigned long long)depth);
+	fd[0] = self->fd;
+	fd[1] = tas_open_render_node();
+	ASSERT_LE(0, fd[1]);
+	fd[2] = tas_open_render_node();
+	ASSERT_LE(0, fd[2]);
+
+	/* The stock dispatch pushes all of them at once. */
+	for (m = 0; m < 2 * depth; m++)
+		tas_node_init(&fill[m], m % 2, DRM_TAS_OP_NOP,
+			      20 * TAS_NSEC_PER_MSEC);
+	ASSERT_EQ(0, tas_submit_flags(fd[2], DRM_TAS_SUBMIT_FIFO, fill,
+				      2 * depth, NULL, 0, NULL, 0, NULL, 0,
+				      NULL));
+	for (c = 0; c < 2; c++) {
+		for (m = 0; m < 2; m++) {
+			tas_node_init(&gang[m], m, DRM_TAS_OP_NOP,
+				      TAS_NSEC_PER_MSEC);
+			gang[m].gang = 1;
+			gang[m].class = m == c ? DRM_TAS_CLASS_LATENCY :
+						 DRM_TAS_CLASS_NORMAL;
+		}
+		ASSERT_EQ(0, tas_syncobj_create(fd[c], 0, &syncobj[c]));
+		tas_sync_init(&signal, syncobj[c], DRM_TAS_NODE_GRAPH, 0);
+		ASSERT_EQ(0, tas_submit(fd[c], gang, 2, NULL, 0, NULL, 0,
+					&signal, 1, &graph_id[c]));
+	}
+	for (c = 0; c < 2; c++) {
+		ASSERT_EQ(0, tas_syncobj_wait_graph(fd[c], syncobj[c]));
+		ASSERT_EQ(0, tas_graph_info(fd[c], graph_id[c], info, 2, &done));
+		EXPECT_EQ(1U, done);
+		EXPECT_EQ(0, info[0].error);
+		EXPECT_EQ(0, info[1].error);
+		EXPECT_NE(0ULL, info[0].started_ns);
+		EXPECT_LE(info[0].started_ns > info[1].started_ns ?
+			  info[0].started_ns - info[1].started_ns :
+			  info[1].started_ns - info[0].started_ns,
+			  5 * TAS_NSEC_PER_MSEC);
+		tas_syncobj_destroy(fd[c], syncobj[c]);
+	}
+	close(fd[2]);
+	close(fd[1]);
+}
+
 #define TAS_BATCH_PER_RING	16
 
 /*
