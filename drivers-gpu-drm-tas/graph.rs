@@ -506,15 +506,6 @@ pub(crate) fn instance(
         queued_ns: 0,
         nodes: KVec::with_capacity(nodes.len(), GFP_KERNEL)?,
     };
-    // The number of pipelined predecessors of each node.
-    let mut pipelined = KVec::from_elem(0usize, plan.len(), GFP_KERNEL)?;
-    for u in 0..plan.len() as u32 {
-        for &w in plan.succ(u) {
-            if plan.pipelined(u, w) {
-                pipelined[w as usize] += 1;
-            }
-        }
-    }
     // The start barriers of the gangs of this launch.
     let mut gangs = KVec::with_capacity(plan.num_gangs(), GFP_KERNEL)?;
     for g in 0..plan.num_gangs() as u32 {
@@ -538,7 +529,7 @@ pub(crate) fn instance(
             class as u8,
             gang,
             KVec::new(),
-            pipelined[v as usize],
+            plan.pipelined_preds(v) as usize,
         )?;
         exec.set_done(disp.done(tag, v, exec.clone()));
         let data = NodeJob::Node {

@@ -123,6 +123,8 @@ struct PlanNode {
     /// Dense gang index or [`NO_GANG`].
     gang: u32,
     indegree: u32,
+    /// The number of predecessors on pipelined edges.
+    pipelined_preds: u32,
     rank: u64,
     depth: u32,
 }
@@ -218,6 +220,7 @@ impl Plan {
                     class: d.class,
                     gang: NO_GANG,
                     indegree,
+                    pipelined_preds: 0,
                     rank: 0,
                     depth: 1,
                 },
@@ -280,6 +283,14 @@ impl Plan {
         for node in plan.nodes.iter() {
             if node.gang == NO_GANG {
                 plan.counts[node.ring as usize * Class::COUNT + node.class.index()] += 1;
+            }
+        }
+        for u in 0..n as u32 {
+            for i in plan.succ_start[u as usize]..plan.succ_start[u as usize + 1] {
+                let w = plan.succ[i as usize];
+                if plan.pipelined(u, w) {
+                    plan.nodes[w as usize].pipelined_preds += 1;
+                }
             }
         }
         Ok(plan)
@@ -469,6 +480,11 @@ impl Plan {
     pub fn pipelined(&self, u: u32, w: u32) -> bool {
         let (a, b) = (&self.nodes[u as usize], &self.nodes[w as usize]);
         a.ring == b.ring && a.class == b.class && a.gang == NO_GANG && b.gang == NO_GANG
+    }
+
+    /// The number of predecessors of node `v` on pipelined edges (see [`Plan::pipelined`]).
+    pub fn pipelined_preds(&self, v: u32) -> u32 {
+        self.nodes[v as usize].pipelined_preds
     }
 
     /// The gang of node `v`, if any.
@@ -1390,6 +1406,8 @@ mod tests {
         assert!(plan.pipelined(0, 1));
         assert!(!plan.pipelined(1, 2));
         assert!(!plan.pipelined(3, 1));
+        assert_eq!(plan.pipelined_preds(1), 1);
+        assert_eq!(plan.pipelined_preds(2), 0);
         let sim = simulate(&plan, &[5, 5, 5, 1], 2)?;
         // Node 1 also waits for node 3 on ring 1, which finishes at 1.
         assert_eq!(sim.released_at[1], 1);

@@ -2,6 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # Benchmarks of the graph dispatcher: build the x86_64 kernel from $TAS_TREE
+# (tools/qemu/tas.config without its debugging options, tools/qemu/bench.config)
 # and userspace/tas-bench, boot in QEMU (TCG) with 8 rings, print the table
 # and write bench/results.json. Every figure is a ratio of two measurements
 # taken in the same guest. Not part of `make check`.
@@ -14,6 +15,9 @@
 
 set -eu
 
+# A kernel of its own, without the debugging options of the test kernel.
+TAS_KOUT_NAME=x86-bench
+TAS_KCONFIG_EXTRA=$(realpath "$(dirname "$0")")/qemu/bench.config
 # shellcheck source=tools/qemu/lib.sh
 . "$(dirname "$0")/qemu/lib.sh"
 

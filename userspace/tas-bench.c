@@ -369,13 +369,16 @@ static int template_launch_p50(int fd, unsigned int n, __u64 *p50)
 	struct drm_tas_template_destroy destroy = { 0 };
 	__u64 t[21], taken[21], ready[21], rest[21];
 	unsigned int i, started_before_return = 0;
-	struct drm_tas_node_info info;
+	struct drm_tas_node_info *info;
+	__u32 syncobj = 0;
 	struct tas_graph g;
-	__u32 syncobj;
 	int ret;
 
-	if (tas_graph_init(&g, n, n, 1))
+	info = calloc(n, sizeof(*info));
+	if (!info || tas_graph_init(&g, n, n, 1)) {
+		free(info);
 		return -ENOMEM;
+	}
 	for (i = 0; i < n; i++) {
 		tas_graph_node(&g, 0, i ? 0 : 20 * TAS_MSEC, NULL);
 		if (i)
@@ -412,14 +415,15 @@ static int template_launch_p50(int fd, unsigned int n, __u64 *p50)
 		if (!ret)
 			ret = tas_wait_syncobj(fd, syncobj, 0, 60);
 		if (!ret)
-			ret = tas_graph_results(fd, launch.graph_id, &info, 1, NULL);
+			ret = tas_graph_results(fd, launch.graph_id, info, n, NULL);
 		if (ret)
 			break;
-		taken[i] = info.queued_ns - t0;
-		ready[i] = info.ready_ns - info.queued_ns;
-		rest[i] = t1 - info.ready_ns;
-		started_before_return += info.started_ns < t1;
+		taken[i] = info[0].queued_ns - t0;
+		ready[i] = info[0].ready_ns - info[0].queued_ns;
+		rest[i] = t1 - info[0].ready_ns;
+		started_before_return += info[0].started_ns < t1;
 	}
+	free(info);
 	if (ret)
 		return ret;
 	destroy.handle = create.handle;

@@ -9,7 +9,10 @@
 . "$(dirname "${BASH_SOURCE[0]}")/../env.sh"
 
 TAS_QEMU_DIR=$TAS_ROOT/tools/qemu
-TAS_KOUT=$TAS_OUT/x86				# kernel build directory
+# Kernel build directory; tools/bench.sh builds its own kernel (x86-bench).
+TAS_KOUT=$TAS_OUT/${TAS_KOUT_NAME:-x86}
+# A configuration fragment applied after tools/qemu/tas.config, if any.
+TAS_KCONFIG_EXTRA=${TAS_KCONFIG_EXTRA:-}
 TAS_BZIMAGE=$TAS_KOUT/arch/x86/boot/bzImage
 TAS_KHDR=$TAS_KOUT/usr/include			# from `make headers_install`
 TAS_JOBS=${TAS_JOBS:-2}
@@ -39,11 +42,24 @@ tas_logged() {
 	tas_log "done in $(($(date +%s) - start)) s, log in $log"
 }
 
-# tinyconfig + tools/qemu/tas.config, checked against the result of
-# olddefconfig. The result replaces .config only when it differs, so that an
-# unchanged configuration keeps the build incremental.
+# The options requested by the configuration fragments "$@", the last request
+# of each symbol, one per line.
+tas_config_requests() {
+	cat "$@" | tac | awk '
+		/^CONFIG_[A-Za-z0-9_]+=/ { s = $0; sub(/=.*/, "", s) }
+		/^# CONFIG_[A-Za-z0-9_]+ is not set$/ { s = $2 }
+		s != "" && !(s in seen) { seen[s] = 1; print }
+		{ s = "" }'
+}
+
+# tinyconfig + tools/qemu/tas.config (+ $TAS_KCONFIG_EXTRA), checked against
+# the result of olddefconfig. The result replaces .config only when it
+# differs, so that an unchanged configuration keeps the build incremental.
 tas_configure() {
 	local new=$TAS_KOUT/.config.tas line sym want got bad=0
+	local frags=("$TAS_QEMU_DIR/tas.config")
+
+	[ -z "$TAS_KCONFIG_EXTRA" ] || frags+=("$TAS_KCONFIG_EXTRA")
 
 	[ -d "$TAS_TREE/.git" ] || tas_die "no kernel tree in $TAS_TREE (run tools/series.py assemble)"
 	mkdir -p "$TAS_KOUT"
@@ -53,7 +69,7 @@ tas_configure() {
 		tas_die "make tinyconfig failed"
 	(cd "$TAS_KOUT" && KCONFIG_CONFIG=.config.tas \
 		"$TAS_TREE/scripts/kconfig/merge_config.sh" -m -O "$TAS_KOUT" \
-		"$new" "$TAS_QEMU_DIR/tas.config" >/dev/null) ||
+		"$new" "${frags[@]}" >/dev/null) ||
 		tas_die "merge_config.sh failed"
 	KCONFIG_CONFIG=.config.tas tas_kmake -s olddefconfig >/dev/null ||
 		tas_die "make olddefconfig failed"
@@ -83,8 +99,8 @@ tas_configure() {
 			tas_log "requested '$want', got '$got'"
 			bad=1
 		fi
-	done <"$TAS_QEMU_DIR/tas.config"
-	[ "$bad" -eq 0 ] || tas_die "options of tools/qemu/tas.config did not survive olddefconfig"
+	done < <(tas_config_requests "${frags[@]}")
+	[ "$bad" -eq 0 ] || tas_die "options of ${frags[*]} did not survive olddefconfig"
 
 	if ! cmp -s "$new" "$TAS_KOUT/.config"; then
 		mv "$new" "$TAS_KOUT/.config"
