@@ -94,6 +94,8 @@ tas_configure() {
 			;;
 		esac
 		got=$(grep -E "^($sym=|# $sym is not set)" "$new" || true)
+		# An option whose dependencies are off is left out: not set.
+		[ -n "$got" ] || [ "$want" != "# $sym is not set" ] || got=$want
 		if [ "$got" != "$want" ]; then
 			[ -n "$got" ] || got="(absent)"
 			tas_log "requested '$want', got '$got'"
