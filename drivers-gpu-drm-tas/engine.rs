@@ -221,6 +221,37 @@ impl OpRef {
     }
 }
 
+kernel::declare_trace! {
+    /// Emits the `tas_gang_start` trace event (see `tas_trace.h`).
+    ///
+    /// # Safety
+    ///
+    /// None: the event takes integers only.
+    unsafe fn tas_gang_start(rings: u64, members: u32, first_ns: u64, skew_ns: u64);
+}
+
+/// Lowers `a` to `v` if that is smaller.
+fn fetch_min(a: &Atomic<u64>, v: u64) {
+    let mut cur = a.load(Relaxed);
+    while v < cur {
+        match a.cmpxchg(cur, v, Relaxed) {
+            Ok(_) => return,
+            Err(now) => cur = now,
+        }
+    }
+}
+
+/// Raises `a` to `v` if that is larger.
+fn fetch_max(a: &Atomic<u64>, v: u64) {
+    let mut cur = a.load(Relaxed);
+    while v > cur {
+        match a.cmpxchg(cur, v, Relaxed) {
+            Ok(_) => return,
+            Err(now) => cur = now,
+        }
+    }
+}
+
 /// [`Gang::order`]: not admitted by the device's gang gate yet.
 const GANG_WAITING: i32 = 0;
 /// [`Gang::order`]: admitted, holding its rings in the gang gate.
@@ -248,6 +279,11 @@ pub(crate) struct Gang {
     gate: Arc<GangGate>,
     /// `GANG_WAITING`, `GANG_HOLDING` or `GANG_GONE`.
     order: Atomic<i32>,
+    members: u32,
+    /// Members that have started, and the first and last of their start times.
+    started: Atomic<u32>,
+    first_ns: Atomic<u64>,
+    last_ns: Atomic<u64>,
 }
 
 impl Gang {
@@ -263,6 +299,10 @@ impl Gang {
                 rings,
                 gate: gate.clone(),
                 order: Atomic::new(GANG_WAITING),
+                members,
+                started: Atomic::new(0),
+                first_ns: Atomic::new(u64::MAX),
+                last_ns: Atomic::new(0),
             }),
             GFP_KERNEL,
         )
@@ -284,6 +324,19 @@ impl Gang {
             .is_err()
         {
             self.gate.started(self.rings);
+        }
+    }
+
+    /// Records that a member started at `ts`; once all have, emits the gang's start skew.
+    fn member_started(&self, ts: u64) {
+        fetch_min(&self.first_ns, ts);
+        fetch_max(&self.last_ns, ts);
+        // Orders the updates of the times before the count, which the last member reads.
+        if self.started.fetch_add(1, Full) + 1 == self.members {
+            let first = self.first_ns.load(Relaxed);
+            let skew = self.last_ns.load(Relaxed).saturating_sub(first);
+            // SAFETY: The event takes integers only.
+            unsafe { tas_gang_start(self.rings, self.members, first, skew) };
         }
     }
 
@@ -604,6 +657,9 @@ impl Ring {
     fn execute(&self, node: &Arc<NodeExec>, preemptible: bool) {
         let start = now_ns();
         node.started_ns.store(start, Relaxed);
+        if let Some(gang) = &node.gang {
+            gang.member_started(start);
+        }
         // Sleep towards the deadline, not chunk by chunk, so that the wake-up latency of each
         // chunk does not add up.
         let mut deadline = start.saturating_add(node.duration_ns);

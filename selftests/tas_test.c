@@ -3414,6 +3414,93 @@ TEST_F(tas, gang_member_failure_cancels_gang)
 	tas_syncobj_destroy(self->fd, syncobj);
 }
 
+#define TAS_TRACEFS		"/sys/kernel/tracing"
+
+/* Writes @str to the tracefs file @name; 0 or -errno. */
+static int tas_tracefs_write(const char *name, const char *str, int flags)
+{
+	char path[128];
+	ssize_t len;
+	int fd;
+
+	snprintf(path, sizeof(path), TAS_TRACEFS "/%s", name);
+	fd = open(path, O_WRONLY | O_CLOEXEC | flags);
+	if (fd < 0)
+		return -errno;
+	len = write(fd, str, strlen(str));
+	close(fd);
+	return len == (ssize_t)strlen(str) ? 0 : -EIO;
+}
+
+/*
+ * The tas_gang_start trace event reports each started gang once: its rings,
+ * its members, and the first and the spread of their start times, exactly
+ * as GRAPH_INFO reports them.
+ */
+TEST_F(tas, gang_start_trace_event)
+{
+	unsigned long long rings = 0, first_ns = 0, skew_ns = 0;
+	__u64 graph_id, first = ~0ULL, last = 0;
+	struct drm_tas_node_info info[3];
+	struct drm_tas_node gang[3];
+	struct drm_tas_sync signal;
+	unsigned int members = 0;
+	static char buf[16384];
+	__u32 syncobj, done, i;
+	ssize_t len;
+	char *line;
+	int fd, n;
+
+	if (self->num_rings < 3)
+		SKIP(return, "fewer than 3 rings");
+	if (tas_tracefs_write("events/tas/tas_gang_start/enable", "0", 0))
+		SKIP(return, "no tracefs or no tas_gang_start event");
+	ASSERT_EQ(0, tas_tracefs_write("trace", "", O_TRUNC));
+	ASSERT_EQ(0, tas_tracefs_write("events/tas/tas_gang_start/enable",
+				       "1", 0));
+
+	ASSERT_EQ(0, tas_syncobj_create(self->fd, 0, &syncobj));
+	for (i = 0; i < 3; i++) {
+		tas_node_init(&gang[i], i, DRM_TAS_OP_NOP, TAS_NSEC_PER_MSEC);
+		gang[i].gang = 2;
+	}
+	tas_sync_init(&signal, syncobj, DRM_TAS_NODE_GRAPH, 0);
+	ASSERT_EQ(0, tas_submit(self->fd, gang, 3, NULL, 0, NULL, 0, &signal,
+				1, &graph_id));
+	ASSERT_EQ(0, tas_syncobj_wait_graph(self->fd, syncobj));
+	ASSERT_EQ(0, tas_tracefs_write("events/tas/tas_gang_start/enable",
+				       "0", 0));
+	ASSERT_EQ(0, tas_graph_info(self->fd, graph_id, info, 3, &done));
+	EXPECT_EQ(1U, done);
+	for (i = 0; i < 3; i++) {
+		EXPECT_EQ(0, info[i].error);
+		if (info[i].started_ns < first)
+			first = info[i].started_ns;
+		if (info[i].started_ns > last)
+			last = info[i].started_ns;
+	}
+
+	fd = open(TAS_TRACEFS "/trace", O_RDONLY | O_CLOEXEC);
+	ASSERT_LE(0, fd);
+	len = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	ASSERT_LT(0, len);
+	buf[len] = '\0';
+	line = strstr(buf, "tas_gang_start: ");
+	ASSERT_NE(NULL, line);
+	/* Exactly one event: one gang started. */
+	EXPECT_EQ(NULL, strstr(line + 1, "tas_gang_start: "));
+	n = sscanf(line,
+		   "tas_gang_start: rings=0x%llx members=%u first_ns=%llu skew_ns=%llu",
+		   &rings, &members, &first_ns, &skew_ns);
+	ASSERT_EQ(4, n);
+	EXPECT_EQ(0x7ULL, rings);
+	EXPECT_EQ(3U, members);
+	EXPECT_EQ(first, first_ns);
+	EXPECT_EQ(last - first, skew_ns);
+	tas_syncobj_destroy(self->fd, syncobj);
+}
+
 #define TAS_MAX_TEST_DEPTH	16
 
 /*
