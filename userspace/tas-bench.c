@@ -9,8 +9,6 @@
  * Usage: tas-bench [SEED]
  */
 
-#include <dirent.h>
-#include <fcntl.h>
 #include <linux/futex.h>
 #include <pthread.h>
 #include <stdatomic.h>
@@ -73,38 +71,6 @@ static __u64 percentile(__u64 *v, unsigned int n, unsigned int p)
 	qsort(v, n, sizeof(*v), cmp_u64);
 	i = (n * p + 99) / 100;
 	return v[i ? i - 1 : 0];
-}
-
-static int open_tas(void)
-{
-	struct drm_version ver;
-	char path[300], name[16];
-	struct dirent *d;
-	DIR *dir;
-	int fd;
-
-	dir = opendir("/dev/dri");
-	if (!dir)
-		return -ENODEV;
-	while ((d = readdir(dir))) {
-		if (strncmp(d->d_name, "renderD", 7))
-			continue;
-		snprintf(path, sizeof(path), "/dev/dri/%s", d->d_name);
-		fd = open(path, O_RDWR | O_CLOEXEC);
-		if (fd < 0)
-			continue;
-		memset(&ver, 0, sizeof(ver));
-		memset(name, 0, sizeof(name));
-		ver.name = name;
-		ver.name_len = sizeof(name) - 1;
-		if (!ioctl(fd, DRM_IOCTL_VERSION, &ver) && !strcmp(name, "tas")) {
-			closedir(dir);
-			return fd;
-		}
-		close(fd);
-	}
-	closedir(dir);
-	return -ENODEV;
 }
 
 static __u64 get_param(int fd, __u32 param)
@@ -664,12 +630,13 @@ static int bench_latency(int fd, unsigned int rings)
 
 int main(int argc, char **argv)
 {
+	char path[PATH_MAX];
 	unsigned int rings;
 	int fd, ret = 0;
 
 	if (argc > 1)
 		seed = strtoull(argv[1], NULL, 0) | 1;
-	fd = open_tas();
+	fd = tas_open_render(path, sizeof(path));
 	if (fd < 0) {
 		printf("no tas render node\n");
 		return 1;

@@ -13,9 +13,7 @@
  * Usage: tas-demo [TRACE_FILE]   (default /sys/kernel/tracing/trace)
  */
 
-#include <dirent.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <limits.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -87,42 +85,6 @@ static void copy_str(char *dst, size_t size, const char *src)
 	dst[n] = '\0';
 }
 
-static int open_tas(char *path, size_t len, struct drm_version *ver,
-		    char *name, char *date, char *desc, size_t slen)
-{
-	struct dirent *de;
-	DIR *dir;
-	int fd = -1;
-
-	dir = opendir("/dev/dri");
-	if (!dir)
-		return -1;
-	while ((de = readdir(dir))) {
-		if (strncmp(de->d_name, "renderD", 7))
-			continue;
-		snprintf(path, len, "/dev/dri/%s", de->d_name);
-		fd = open(path, O_RDWR | O_CLOEXEC);
-		if (fd < 0)
-			continue;
-		memset(ver, 0, sizeof(*ver));
-		memset(name, 0, slen);
-		memset(date, 0, slen);
-		memset(desc, 0, slen);
-		ver->name = name;
-		ver->name_len = slen - 1;
-		ver->date = date;
-		ver->date_len = slen - 1;
-		ver->desc = desc;
-		ver->desc_len = slen - 1;
-		if (!ioctl(fd, DRM_IOCTL_VERSION, ver) && !strcmp(name, "tas"))
-			break;
-		close(fd);
-		fd = -1;
-	}
-	closedir(dir);
-	return fd;
-}
-
 static int show_device(void)
 {
 	char path[PATH_MAX], name[64], date[64], desc[64];
@@ -130,9 +92,24 @@ static int show_device(void)
 	unsigned int i;
 	int fd;
 
-	fd = open_tas(path, sizeof(path), &ver, name, date, desc, sizeof(name));
+	fd = tas_open_render(path, sizeof(path));
 	if (fd < 0) {
 		printf("no tas render node found in /dev/dri\n");
+		return -1;
+	}
+	memset(&ver, 0, sizeof(ver));
+	memset(name, 0, sizeof(name));
+	memset(date, 0, sizeof(date));
+	memset(desc, 0, sizeof(desc));
+	ver.name = name;
+	ver.name_len = sizeof(name) - 1;
+	ver.date = date;
+	ver.date_len = sizeof(date) - 1;
+	ver.desc = desc;
+	ver.desc_len = sizeof(desc) - 1;
+	if (ioctl(fd, DRM_IOCTL_VERSION, &ver)) {
+		printf("DRM_IOCTL_VERSION failed: %s\n", strerror(errno));
+		close(fd);
 		return -1;
 	}
 
@@ -428,13 +405,12 @@ static int run_transformer(int fd)
 
 int main(int argc, char **argv)
 {
-	char path[PATH_MAX], name[64], date[64], desc[64];
-	struct drm_version ver;
+	char path[PATH_MAX];
 	int ret = 0, err, fd;
 
 	if (show_device())
 		ret = 1;
-	fd = open_tas(path, sizeof(path), &ver, name, date, desc, sizeof(name));
+	fd = tas_open_render(path, sizeof(path));
 	err = fd < 0 ? -ENODEV : run_transformer(fd);
 	if (err) {
 		printf("transformer graph failed: %s\n", strerror(-err));

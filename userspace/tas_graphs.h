@@ -6,13 +6,16 @@
 #ifndef TAS_GRAPHS_H
 #define TAS_GRAPHS_H
 
+#include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <drm/drm.h>
 #include <drm/tas_drm.h>
@@ -271,6 +274,43 @@ static inline int tas_graph_submit(int fd, const struct tas_graph *g,
 	if (graph_id)
 		*graph_id = submit.graph_id;
 	return 0;
+}
+
+/*
+ * Opens the first render node of the tas driver (other DRM drivers, such as
+ * vkms or virtio-gpu, may own lower minors) and writes its path to @path.
+ * Returns the fd, or -ENODEV.
+ */
+static inline int tas_open_render(char *path, size_t len)
+{
+	struct drm_version ver;
+	struct dirent *de;
+	char name[16];
+	DIR *dir;
+	int fd;
+
+	dir = opendir("/dev/dri");
+	if (!dir)
+		return -ENODEV;
+	while ((de = readdir(dir))) {
+		if (strncmp(de->d_name, "renderD", 7))
+			continue;
+		snprintf(path, len, "/dev/dri/%s", de->d_name);
+		fd = open(path, O_RDWR | O_CLOEXEC);
+		if (fd < 0)
+			continue;
+		memset(&ver, 0, sizeof(ver));
+		memset(name, 0, sizeof(name));
+		ver.name = name;
+		ver.name_len = sizeof(name) - 1;
+		if (!ioctl(fd, DRM_IOCTL_VERSION, &ver) && !strcmp(name, "tas")) {
+			closedir(dir);
+			return fd;
+		}
+		close(fd);
+	}
+	closedir(dir);
+	return -ENODEV;
 }
 
 static inline int tas_graph_results(int fd, __u64 graph_id,
