@@ -269,8 +269,10 @@ struct drm_tas_node {
 	 * @gang: [in] Gang id, 0 for none. The nodes of a graph with the same
 	 * non-zero id form a gang: they must be on different rings, and they
 	 * start together, once all of them are ready and all of their rings
-	 * are idle, or not at all; gangs start one at a time, in the order
-	 * they became ready. When a member fails (it times out, or one of its
+	 * are idle, or not at all. A file's gangs start one at a time, in the
+	 * order they became ready; gangs of all files that share rings are
+	 * admitted in one order for the device, so that no two gangs ever
+	 * wait for each other. When a member fails (it times out, or one of its
 	 * dependencies failed), the members that have not finished complete
 	 * with -ECANCELED, which their successors inherit. Ignored with
 	 * &DRM_TAS_SUBMIT_FIFO.
