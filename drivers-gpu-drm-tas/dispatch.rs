@@ -358,28 +358,29 @@ impl Launch {
     }
 }
 
-impl State {
-    fn launch(&mut self, l: u32) -> Option<&mut Launch> {
-        match self.launches.get_mut(l as usize) {
-            Some(LaunchSlot::Live(launch)) => Some(launch),
-            _ => None,
-        }
+/// Launch `l` of `launches`, if it is live.
+fn live(launches: &mut [LaunchSlot], l: u32) -> Option<&mut Launch> {
+    match launches.get_mut(l as usize) {
+        Some(LaunchSlot::Live(launch)) => Some(launch),
+        _ => None,
     }
+}
 
+impl State {
     /// Node `v` of launch `l` completed (or was skipped) with `error`.
     fn complete(&mut self, l: u32, v: u32, error: Option<Error>) {
         let State { set, launches, .. } = self;
-        let Some(LaunchSlot::Live(launch)) = launches.get_mut(l as usize) else {
-            return;
-        };
-        let Launch {
+        let Some(Launch {
             plan,
             run,
             slots,
             graph_out,
             first_error,
             ..
-        } = &mut **launch;
+        }) = live(launches, l)
+        else {
+            return;
+        };
         set.finished(plan.ring(v));
         if let Some(out) = slots[v as usize].out.take() {
             match error {
@@ -423,7 +424,7 @@ impl State {
                     rings,
                     item: (l, Ready::Gang(g)),
                 } => {
-                    let Some(launch) = self.launch(l) else {
+                    let Some(launch) = live(&mut self.launches, l) else {
                         gate.started(rings);
                         continue;
                     };
@@ -445,16 +446,16 @@ impl State {
 
     fn release_node(&mut self, l: u32, v: u32) {
         let State { set, launches, .. } = self;
-        let Some(LaunchSlot::Live(launch)) = launches.get_mut(l as usize) else {
-            return;
-        };
-        let Launch {
+        let Some(Launch {
             plan,
             queued_at,
             run,
             slots,
             ..
-        } = &mut **launch;
+        }) = live(launches, l)
+        else {
+            return;
+        };
         let slot = &mut slots[v as usize];
         let Some(mut job) = slot.job.take() else {
             return;

@@ -230,21 +230,10 @@ kernel::declare_trace! {
     unsafe fn tas_gang_start(rings: u64, members: u32, first_ns: u64, skew_ns: u64);
 }
 
-/// Lowers `a` to `v` if that is smaller.
-fn fetch_min(a: &Atomic<u64>, v: u64) {
+/// Replaces the value of `a` with `v` as long as `better(v, value)`.
+fn fetch_replace_if(a: &Atomic<u64>, v: u64, better: impl Fn(u64, u64) -> bool) {
     let mut cur = a.load(Relaxed);
-    while v < cur {
-        match a.cmpxchg(cur, v, Relaxed) {
-            Ok(_) => return,
-            Err(now) => cur = now,
-        }
-    }
-}
-
-/// Raises `a` to `v` if that is larger.
-fn fetch_max(a: &Atomic<u64>, v: u64) {
-    let mut cur = a.load(Relaxed);
-    while v > cur {
+    while better(v, cur) {
         match a.cmpxchg(cur, v, Relaxed) {
             Ok(_) => return,
             Err(now) => cur = now,
@@ -329,8 +318,8 @@ impl Gang {
 
     /// Records that a member started at `ts`; once all have, emits the gang's start skew.
     fn member_started(&self, ts: u64) {
-        fetch_min(&self.first_ns, ts);
-        fetch_max(&self.last_ns, ts);
+        fetch_replace_if(&self.first_ns, ts, |v, cur| v < cur);
+        fetch_replace_if(&self.last_ns, ts, |v, cur| v > cur);
         // Orders the updates of the times before the count, which the last member reads.
         if self.started.fetch_add(1, Full) + 1 == self.members {
             let first = self.first_ns.load(Relaxed);

@@ -3316,6 +3316,26 @@ TEST_F(tas, dispatch_no_head_of_line_blocking)
 }
 
 /*
+ * The spread of the start times of @n nodes (the start skew of a gang);
+ * the earliest of them in @first.
+ */
+static __u64 tas_start_spread(const struct drm_tas_node_info *info,
+			      unsigned int n, __u64 *first)
+{
+	__u64 lo = ~0ULL, hi = 0;
+	unsigned int i;
+
+	for (i = 0; i < n; i++) {
+		if (info[i].started_ns < lo)
+			lo = info[i].started_ns;
+		if (info[i].started_ns > hi)
+			hi = info[i].started_ns;
+	}
+	*first = lo;
+	return hi - lo;
+}
+
+/*
  * A gang of three nodes on rings that a previous graph keeps busy for
  * different times: no member starts before every ring is free, and then
  * they all start within 5 ms of each other.
@@ -3325,7 +3345,7 @@ TEST_F(tas, gang_starts_together)
 	struct drm_tas_node_info busy_info[2], info[3];
 	struct drm_tas_node busy[2], gang[3];
 	struct drm_tas_sync signal;
-	__u64 busy_id, gang_id, first = ~0ULL, last = 0;
+	__u64 busy_id, gang_id, first;
 	__u32 syncobj, done, i;
 
 	if (self->num_rings < 3)
@@ -3351,12 +3371,8 @@ TEST_F(tas, gang_starts_together)
 	for (i = 0; i < 3; i++) {
 		EXPECT_EQ(0, info[i].error);
 		EXPECT_GE(info[i].started_ns, busy_info[1].finished_ns);
-		if (info[i].started_ns < first)
-			first = info[i].started_ns;
-		if (info[i].started_ns > last)
-			last = info[i].started_ns;
 	}
-	EXPECT_LE(last - first, 5 * TAS_NSEC_PER_MSEC);
+	EXPECT_LE(tas_start_spread(info, 3, &first), 5 * TAS_NSEC_PER_MSEC);
 	tas_syncobj_destroy(self->fd, syncobj);
 }
 
@@ -3440,7 +3456,7 @@ static int tas_tracefs_write(const char *name, const char *str, int flags)
 TEST_F(tas, gang_start_trace_event)
 {
 	unsigned long long rings = 0, first_ns = 0, skew_ns = 0;
-	__u64 graph_id, first = ~0ULL, last = 0;
+	__u64 graph_id, first, spread;
 	struct drm_tas_node_info info[3];
 	struct drm_tas_node gang[3];
 	struct drm_tas_sync signal;
@@ -3472,13 +3488,9 @@ TEST_F(tas, gang_start_trace_event)
 				       "0", 0));
 	ASSERT_EQ(0, tas_graph_info(self->fd, graph_id, info, 3, &done));
 	EXPECT_EQ(1U, done);
-	for (i = 0; i < 3; i++) {
+	for (i = 0; i < 3; i++)
 		EXPECT_EQ(0, info[i].error);
-		if (info[i].started_ns < first)
-			first = info[i].started_ns;
-		if (info[i].started_ns > last)
-			last = info[i].started_ns;
-	}
+	spread = tas_start_spread(info, 3, &first);
 
 	fd = open(TAS_TRACEFS "/trace", O_RDONLY | O_CLOEXEC);
 	ASSERT_LE(0, fd);
@@ -3497,7 +3509,7 @@ TEST_F(tas, gang_start_trace_event)
 	EXPECT_EQ(0x7ULL, rings);
 	EXPECT_EQ(3U, members);
 	EXPECT_EQ(first, first_ns);
-	EXPECT_EQ(last - first, skew_ns);
+	EXPECT_EQ(spread, skew_ns);
 	tas_syncobj_destroy(self->fd, syncobj);
 }
 
@@ -3518,7 +3530,7 @@ TEST_F(tas, gangs_of_two_clients_start_together)
 {
 	struct drm_tas_node fill[2 * TAS_MAX_TEST_DEPTH], gang[2];
 	struct drm_tas_node_info info[2];
-	__u64 depth = 0, graph_id[2];
+	__u64 depth = 0, graph_id[2], first;
 	__u32 syncobj[2], done, c, m;
 	struct drm_tas_sync signal;
 	int fd[3];
@@ -3562,9 +3574,7 @@ TEST_F(tas, gangs_of_two_clients_start_together)
 		EXPECT_EQ(0, info[0].error);
 		EXPECT_EQ(0, info[1].error);
 		EXPECT_NE(0ULL, info[0].started_ns);
-		EXPECT_LE(info[0].started_ns > info[1].started_ns ?
-			  info[0].started_ns - info[1].started_ns :
-			  info[1].started_ns - info[0].started_ns,
+		EXPECT_LE(tas_start_spread(info, 2, &first),
 			  5 * TAS_NSEC_PER_MSEC);
 		tas_syncobj_destroy(fd[c], syncobj[c]);
 	}
