@@ -8,7 +8,7 @@ SHELL := /bin/bash
 PY := $${TAS_CACHE:-$${XDG_CACHE_HOME:-$$HOME/.cache}/tas}/tools/venv/bin/python
 
 .PHONY: all setup series series-check checkpatch rustfmtcheck clippy kernel-doc \
-	bisect kunit kunit-debug qemu-test check demo bench bench-trace
+	bisect kunit kunit-debug qemu-test qemu-unload check demo bench bench-trace
 
 all: check
 
@@ -45,6 +45,13 @@ kunit-debug:
 
 qemu-test:
 	tools/qemu-test.sh
+
+# The kselftests on a kernel with drm/tas as a module, then $(ROUNDS) rounds of
+# load / tas-stress / unload (own build directory, not part of make check).
+ROUNDS ?= 20
+qemu-unload:
+	TAS_KOUT_NAME=x86-mod TAS_KCONFIG_EXTRA=$(CURDIR)/tools/qemu/module.config \
+		TAS_UNLOAD_ROUNDS=$(ROUNDS) tools/qemu-test.sh
 
 # Benchmarks of the graph dispatcher in QEMU, writing bench/results.json.
 bench:

@@ -471,11 +471,13 @@ impl State {
         }
         let ready = slot.ready_at.unwrap_or(*queued_at);
         job.set_graph_info(*queued_at, ready, plan.depth(v));
-        let job = job.arm();
-        let finished = job.finished_fence();
-        slot.exec
-            .with_done(|done| done.finished = Some(finished.clone()));
-        job.push();
+        // The completion token learns the finished fence before the node can complete.
+        let exec = &slot.exec;
+        let finished = job
+            .push_with(|_, fences| {
+                exec.with_done(|done| done.finished = Some(fences.finished.clone()))
+            })
+            .finished;
         // Successors on pipelined edges go to the same entity after the node, and look at its
         // errors like the stock scheduler's same-entity dependencies.
         for &w in plan.succ(v) {

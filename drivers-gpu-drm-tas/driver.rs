@@ -77,12 +77,26 @@ pub(crate) struct TasData {
 impl Drop for TasData {
     fn drop(&mut self) {
         // Every client is gone, so no node can be queued any more; let the rings' work items
-        // finish before the schedulers and the module's code go away. Dropping the rings then
-        // waits for the jobs that are still being freed.
+        // finish before the schedulers and the module's code go away.
         for ring in self.rings.iter() {
             ring.flush();
         }
         self.graph_ring.flush();
+        // Node jobs hold their ring, so the last of them to be freed (by the scheduler, or from
+        // the system workqueue for killed entities) may hold the last reference to it, and the
+        // ring's scheduler is then torn down after this returns. Wait for those teardowns: the
+        // jobs run this module's code until they are freed. (The graph ring's jobs hold no ring:
+        // dropping the field after this tears it down in place.)
+        let mut waiters = [const { None }; MAX_RINGS as usize];
+        for (waiter, ring) in waiters.iter_mut().zip(self.rings.iter()) {
+            *waiter = Some(ring.sched.teardown_waiter());
+        }
+        drop(core::mem::take(&mut self.rings));
+        for waiter in waiters.into_iter().flatten() {
+            // Does not wait only in a work item of that very scheduler, whose teardown then waits
+            // for the work item instead.
+            let _waited = waiter.wait();
+        }
     }
 }
 

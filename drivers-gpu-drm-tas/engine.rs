@@ -70,6 +70,13 @@ use crate::{
 /// Longest stretch of simulated execution between two checks for an abort.
 pub(crate) const CHUNK_NS: u64 = 1_000_000;
 
+/// The number of urgency levels of nodes (0 most urgent).
+///
+/// A ring lets a more urgent node in between the chunks of a running one, so nodes of different
+/// urgencies complete out of FIFO order. Each level therefore has a hardware fence context of
+/// its own, within which nodes complete in FIFO order.
+pub(crate) const URGENCIES: usize = 3;
+
 /// Name of the graph ring, which only completes graphs.
 const GRAPH_RING_NAME: &CStr = c"tas-graph";
 
@@ -101,6 +108,10 @@ pub(crate) fn now_ns() -> u64 {
 }
 
 /// A byte range of a buffer, mapped for the CPU that plays the ring.
+///
+/// # Invariants
+///
+/// `offset + size` does not overflow and is at most the size of the mapping.
 pub(crate) struct BufRange {
     map: VMapOwned<TasObject>,
     offset: usize,
@@ -108,9 +119,17 @@ pub(crate) struct BufRange {
 }
 
 impl BufRange {
-    /// Creates a range; `offset + size` must be within the object (checked by the caller).
-    pub(crate) fn new(map: VMapOwned<TasObject>, offset: usize, size: usize) -> Self {
-        Self { map, offset, size }
+    /// Creates the range of `size` bytes at `offset` of `map`.
+    ///
+    /// Returns `EINVAL` if the range does not fit in the mapping.
+    pub(crate) fn new(map: VMapOwned<TasObject>, offset: usize, size: usize) -> Result<Self> {
+        use kernel::io::Io;
+        let end = offset.checked_add(size).ok_or(EINVAL)?;
+        if end > (&map).size() {
+            return Err(EINVAL);
+        }
+        // INVARIANT: Checked above.
+        Ok(Self { map, offset, size })
     }
 
     fn base(&self) -> *mut u8 {
@@ -118,14 +137,22 @@ impl BufRange {
         (&self.map).as_view().as_ptr().cast::<u8>()
     }
 
+    /// Reads the 32-bit word `index` of the range; a word outside the range reads as zero.
     fn word(&self, index: usize) -> u32 {
-        // SAFETY: `index * 4 + 4 <= size` is checked by every caller, and the range is within
-        // the mapping (checked at submit). The memory is shared with userspace mappings, so it is
-        // read as an unaligned plain value.
+        if index >= self.words() {
+            return 0;
+        }
+        // SAFETY: `index < size / 4`, so the word is within the range, which is within the
+        // mapping (type invariant). The memory is shared with userspace mappings, so it is read
+        // as an unaligned plain value.
         unsafe { ptr::read_unaligned(self.base().add(self.offset + index * 4).cast::<u32>()) }
     }
 
+    /// Writes the 32-bit word `index` of the range; a word outside the range is not written.
     fn set_word(&self, index: usize, value: u32) {
+        if index >= self.words() {
+            return;
+        }
         // SAFETY: As in `word()`.
         unsafe {
             ptr::write_unaligned(
@@ -172,15 +199,12 @@ impl Op {
             Op::Nop => {}
             Op::Fill { dst, value } => (0..dst.words()).for_each(|i| dst.set_word(i, *value)),
             Op::Copy { dst, src } => {
-                // SAFETY: Both ranges are within their mappings and do not overlap (checked at
-                // submit).
-                unsafe {
-                    ptr::copy_nonoverlapping(
-                        src.base().add(src.offset),
-                        dst.base().add(dst.offset),
-                        dst.size,
-                    )
-                }
+                // Submit checks that the sizes match and the ranges do not overlap; the copy does
+                // not rely on either.
+                let len = dst.size.min(src.size);
+                // SAFETY: Both ranges are within their mappings (type invariant of `BufRange`),
+                // and `len` is at most the size of each; `ptr::copy()` allows overlap.
+                unsafe { ptr::copy(src.base().add(src.offset), dst.base().add(dst.offset), len) }
             }
             Op::Add { dst, a, b } => {
                 (0..dst.words()).for_each(|i| dst.set_word(i, a.word(i).wrapping_add(b.word(i))))
@@ -395,6 +419,9 @@ impl NodeExec {
         deps: KVec<ARef<Fence>>,
         pipelined: usize,
     ) -> Result<Arc<Self>> {
+        if usize::from(urgency) >= URGENCIES {
+            return Err(EINVAL);
+        }
         let pipe_deps = KVec::with_capacity(pipelined, GFP_KERNEL)?;
         Arc::pin_init(
             pin_init!(Self {
@@ -538,7 +565,8 @@ fn dep_state(deps: &[ARef<Fence>], queued: u64) -> (u64, Option<Error>) {
 pub(crate) struct Ring {
     pub(crate) index: u32,
     pub(crate) sched: Scheduler<NodeJob>,
-    ctx: FenceContext,
+    /// The hardware fence contexts, one per urgency level (see [`URGENCIES`]).
+    ctx: [FenceContext; URGENCIES],
     /// Nodes started by the scheduler and not finished, in order; at most `depth` of them.
     #[pin]
     fifo: SpinLock<KVec<Arc<NodeExec>>>,
@@ -588,7 +616,11 @@ impl Ring {
             pin_init!(Self {
                 index,
                 sched,
-                ctx: FenceContext::new(c"tas", name),
+                ctx: [
+                    FenceContext::new(c"tas", name),
+                    FenceContext::new(c"tas", name),
+                    FenceContext::new(c"tas", name),
+                ],
                 fifo <- new_spinlock!(fifo),
                 work <- new_work!("tas::Ring::work"),
             }),
@@ -700,11 +732,23 @@ impl Ring {
 
     /// The first node on the FIFO that is more urgent than `node`, whose dependencies are done
     /// and that is not a gang member: those start with their gang, at the head of their rings.
+    ///
+    /// Only the first waiting node of each urgency level may go ahead: the nodes of one level
+    /// share a hardware fence context, and complete in FIFO order.
     fn more_urgent(&self, node: &Arc<NodeExec>) -> Option<Arc<NodeExec>> {
         let fifo = self.fifo.lock();
-        fifo.iter()
-            .find(|n| n.urgency < node.urgency && n.gang.is_none() && n.deps_signalled())
-            .cloned()
+        let mut seen = [false; URGENCIES];
+        for n in fifo.iter() {
+            let level = usize::from(n.urgency);
+            if n.urgency >= node.urgency || seen[level] {
+                continue;
+            }
+            seen[level] = true;
+            if n.gang.is_none() && n.deps_signalled() {
+                return Some(n.clone());
+            }
+        }
+        None
     }
 
     /// Waits until the work item of the ring is idle.
@@ -728,6 +772,9 @@ impl WorkItem for Ring {
     type Pointer = Arc<Ring>;
 
     fn run(this: Arc<Ring>) {
+        // The work item plays the hardware: everything it does is on the path that signals the
+        // nodes' fences, so lockdep checks it as a fence signalling critical section.
+        let _guard = SignallingGuard::new();
         this.process();
     }
 }
@@ -769,7 +816,8 @@ impl JobImpl for NodeJob {
             }
             NodeJob::Node { ring, exec, alloc } => (ring.clone(), exec.clone(), alloc.take()),
         };
-        let fence = ring.ctx.init_fence(alloc.ok_or(EINVAL)?, ());
+        let ctx = ring.ctx.get(usize::from(exec.urgency)).ok_or(EINVAL)?;
+        let fence = ctx.init_fence(alloc.ok_or(EINVAL)?, ());
         let hw = fence.fence().clone();
         *exec.fence.lock() = Some(fence);
         ring.fifo

@@ -27,7 +27,8 @@ use kernel::{
     dma_fence::{
         Fence,
         FenceAllocation,
-        FenceChain, //
+        FenceChain,
+        FenceContext, //
     },
     drm::{
         self,
@@ -38,7 +39,6 @@ use kernel::{
                 NodeDesc,
                 Plan, //
             },
-            Armed,
             Entity,
             Job, //
         },
@@ -212,7 +212,7 @@ fn buf_range(file: &drm::File<File>, buf: &uapi::drm_tas_buf) -> Result<(ARef<Bo
     let offset = usize::try_from(buf.offset).map_err(|_| EINVAL)?;
     let size = usize::try_from(buf.size).map_err(|_| EINVAL)?;
     let map = bo.owned_vmap()?;
-    Ok((bo, BufRange::new(map, offset, size)))
+    Ok((bo, BufRange::new(map, offset, size)?))
 }
 
 /// Checks a node and builds its operation.
@@ -621,9 +621,12 @@ fn push_fifo(
     let graph_signal = syncs.signals.iter().any(|(s, _)| s.node.is_none());
     let n = nodes.len();
 
-    // Jobs, in topological order, each with its dependencies; armed as they are created so that
+    // Jobs, in topological order, each with its dependencies; pushed as they are created so that
     // their successors can depend on their finished fences, which are collected per successor
-    // with the index of their node.
+    // with the index of their node. Every node also waits for `gate`, which is signalled at the
+    // point of no return: if anything fails before it, dropping the gate cancels (with
+    // ECANCELED) every node already pushed, before any of them ran.
+    let gate = FenceContext::new(c"tas", c"tas-submit").new_fence((), GFP_KERNEL)?;
     let mut finished: KVec<Option<ARef<Fence>>> = KVec::from_elem(None, n, GFP_KERNEL)?;
     let mut execs: KVec<Option<Arc<NodeExec>>> = KVec::from_elem(None, n, GFP_KERNEL)?;
     let mut pred_fences: KVec<KVec<(u32, ARef<Fence>)>> = KVec::with_capacity(n, GFP_KERNEL)?;
@@ -633,14 +636,15 @@ fn push_fifo(
             GFP_KERNEL,
         )?;
     }
-    let mut jobs: KVec<Job<'_, NodeJob, Armed>> = KVec::with_capacity(n + 1, GFP_KERNEL)?;
+    let mut queued: KVec<Arc<NodeExec>> = KVec::with_capacity(n, GFP_KERNEL)?;
     for &v in plan.topo_order() {
         let v = v as usize;
         let ring = nodes[v].ring as usize;
         // The predecessors' fences in node order.
         let mut preds = core::mem::take(&mut pred_fences[v]);
         preds.sort_unstable_by_key(|(p, _)| *p);
-        let mut deps = KVec::with_capacity(preds.len(), GFP_KERNEL)?;
+        let mut deps = KVec::with_capacity(preds.len() + 1, GFP_KERNEL)?;
+        deps.push(gate.fence().clone(), GFP_KERNEL)?;
         for (_, fence) in preds {
             deps.push(fence, GFP_KERNEL)?;
         }
@@ -671,14 +675,13 @@ fn push_fifo(
         for dep in exec.deps() {
             job.add_dependency(dep.clone())?;
         }
-        let job = job.arm();
-        let fence = job.finished_fence();
+        queued.push(exec.clone(), GFP_KERNEL)?;
+        let fence = job.push().finished;
         for &w in plan.succ(v as u32) {
             pred_fences[w as usize].push((v as u32, fence.clone()), GFP_KERNEL)?;
         }
         finished[v] = Some(fence);
         execs[v] = Some(exec);
-        jobs.push(job, GFP_KERNEL)?;
     }
     // The completion of the whole graph: a job without work on the graph ring, after every sink
     // node, which inherits the first error among them.
@@ -696,9 +699,7 @@ fn push_fifo(
         for dep in job_deps {
             job.add_dependency(dep)?;
         }
-        let job = job.arm();
-        graph_fence = Some(job.finished_fence());
-        jobs.push(job, GFP_KERNEL)?;
+        graph_fence = Some(job.push().finished);
     }
 
     let mut record = GraphRecord {
@@ -721,11 +722,9 @@ fn push_fifo(
     // Point of no return: nothing below fails.
     let now = now_ns();
     record.queued_ns = now;
-    for job in jobs.drain_all() {
-        if let NodeJob::Node { exec, .. } = &*job {
-            exec.queued_ns.store(now, Relaxed);
-        }
-        job.push();
+    for exec in queued.iter() {
+        exec.queued_ns.store(now, Relaxed);
     }
+    gate.signal();
     Ok((record, node_fences, graph_fence))
 }

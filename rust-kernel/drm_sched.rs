@@ -11,18 +11,24 @@
 //!   a job on the hardware and [`JobImpl::timed_out`] aborts a stuck one. Freeing a job is
 //!   dropping its data.
 //! - An [`Entity`] is a queue of jobs with a [`Priority`], typically one per client and ring.
-//! - A [`Job`] goes through typestates: [`Initialized`] (dependencies can be added: fences of any
-//!   kind, [`SyncObj`] points with their full 64-bit point), [`Armed`] (the scheduled and finished
-//!   fences exist and can be installed elsewhere, nothing can fail any more) and pushed
-//!   ([`Job::push`]), after which the scheduler owns it.
+//! - A [`Job`] is created with everything that can fail: its allocation and its dependencies
+//!   (fences of any kind, [`SyncObj`] points with their full 64-bit point). [`Job::push`] then arms
+//!   it (creates its scheduled and finished fences) and hands it to the scheduler in one step that
+//!   cannot fail, and returns its fences ([`JobFences`]).
+//!
+//! # Fence order
+//!
+//! The finished fences of an entity's jobs form one fence context, and fences of one context must
+//! signal in the order of their sequence numbers. Arming takes the entity's next sequence number
+//! and pushing decides the order in which the jobs run, so the two must never be reordered or
+//! interleaved with another thread's. [`Job::push`] does both under the entity's push lock; there
+//! is no armed job that the driver could hold, push late or drop.
 //!
 //! # Ownership and lifetimes
 //!
 //! - Until it is pushed, a job is owned by the driver's [`Job`] value, which borrows its entity.
-//!   Dropping an [`Initialized`] job frees it. An [`Armed`] job has fences that others may
-//!   already wait on, and only the scheduler can signal them: dropping an armed job pushes it as
-//!   cancelled, so [`JobImpl::run`] is never called for it and its finished fence signals with
-//!   `ECANCELED` once its dependencies are done.
+//!   Dropping it frees it: nobody can wait on a job that has not been pushed, as its fences do not
+//!   exist yet.
 //! - A pushed job belongs to the scheduler. The driver sees it again only in the callbacks, as
 //!   a [`RunningJob`]. Its data is dropped after its finished fence has signalled, in the
 //!   scheduler's workqueue (or, for jobs of a dropped entity, the system workqueue).
@@ -31,8 +37,11 @@
 //!   whose entity is long gone; therefore the last handle (or entity) to go does not tear the
 //!   scheduler down until every job created on it has been freed, and only then calls
 //!   `drm_sched_fini()`. No job can be pending at that point, so `drm_sched_fini()` never has to
-//!   cancel or leak one. The teardown happens in the context that drops the last handle, never
-//!   in one of the scheduler's own work items.
+//!   cancel or leak one. The teardown happens in the context that drops the last handle, except
+//!   where waiting there would wait for itself: in one of the scheduler's own work items, or when
+//!   the driver's data of a job holds the last handle (e.g. through the driver's ring object) and
+//!   drops it while the job is being freed. The teardown then runs in a work item of the unbound
+//!   system workqueue, and a driver waits for it with a [`TeardownWaiter`].
 //! - Dropping an [`Entity`] cancels the jobs still queued in it: the C scheduler signals their
 //!   finished fences with `ESRCH`, in order, once the jobs ahead of them are done. Call
 //!   [`Entity::flush`] first to let them run instead.
@@ -43,7 +52,8 @@
 //!   signals exactly once, with an error if the job did not run to completion.
 //!
 //! A driver module must drop all of its schedulers and entities before it is unloaded, as the
-//! callbacks are its code; dropping the last handle waits until the last job is freed.
+//! callbacks are its code; dropping the last handle waits until the last job is freed, and where
+//! jobs can hold handles, a [`TeardownWaiter`] waits for the teardown they run.
 //!
 //! # Fence signalling context
 //!
@@ -85,9 +95,7 @@
 //! let entity = KBox::pin_init(Entity::new(&sched, Priority::Normal), GFP_KERNEL)?;
 //! let runs = Arc::new(Atomic::new(0), GFP_KERNEL)?;
 //!
-//! let job = Job::new(&entity, 1, CpuJob(runs.clone()))?.arm();
-//! let finished = job.finished_fence();
-//! job.push();
+//! let finished = Job::new(&entity, 1, CpuJob(runs.clone()))?.push().finished;
 //!
 //! finished.wait(false, Some(Delta::from_millis(5000)))?;
 //! assert!(finished.error().is_none());
@@ -109,22 +117,33 @@ use crate::{
     },
     error::to_result,
     ffi::c_long,
+    new_spinlock,
     prelude::*,
     sync::{
         aref::ARef,
         atomic::{
             Atomic,
-            Full, //
+            Full,
+            Relaxed, //
         },
         completion::Completion,
-        Arc, //
+        rcu,
+        Arc,
+        ArcBorrow,
+        SpinLock, //
     },
     time::{
         msecs_to_jiffies,
         Delta, //
     },
     types::Opaque,
-    workqueue::Queue, //
+    workqueue::{
+        impl_has_work,
+        new_work,
+        Queue,
+        Work,
+        WorkItem, //
+    }, //
 };
 use core::{
     marker::PhantomData,
@@ -184,8 +203,8 @@ pub trait JobImpl: Send + Sized + 'static {
     /// driver signals when the hardware is done with the job, or `None` if the job is already
     /// complete. An error completes the job at once with that error on its finished fence.
     ///
-    /// Not called for jobs that were cancelled, whose entity was killed or whose finished fence
-    /// already carries an error: those complete with their error without running.
+    /// Not called for jobs whose entity was killed or whose finished fence already carries an
+    /// error (a dependency failed): those complete with their error without running.
     fn run(job: &mut RunningJob<'_, Self>) -> Result<Option<ARef<Fence>>>;
 
     /// Aborts a job that ran longer than the scheduler's timeout.
@@ -232,18 +251,31 @@ impl SchedulerOptions {
 /// # Invariants
 ///
 /// - `sched` is an initialised scheduler whose jobs are all `JobInner<T>` of the one `T` its ops
-///   were created for.
-/// - `jobs` is one (held by the handles and entities together) plus the number of jobs
-///   initialised on this scheduler and not yet freed.
-#[pin_data(PinnedDrop)]
+///   were created for, until [`SchedCore::teardown`] has run.
+/// - `handles` is the number of [`Scheduler`] values (including those of the entities), and
+///   `refs` that number plus the holds taken by [`SchedCore::try_hold`]; each of the latter owns a
+///   reference to the `Arc` of the core.
+/// - `jobs` is one while `refs` is not zero (the share of the handles), plus the number of
+///   jobs initialised on this scheduler and not yet freed.
+#[pin_data]
 struct SchedCore {
     #[pin]
     idle: Completion,
+    #[pin]
+    torn_down: Completion,
+    handles: Atomic<usize>,
+    refs: Atomic<usize>,
     jobs: Atomic<usize>,
     credit_limit: u32,
     dev: ARef<device::Device>,
     #[pin]
+    teardown_work: Work<SchedCore>,
+    #[pin]
     sched: Opaque<bindings::drm_gpu_scheduler>,
+}
+
+impl_has_work! {
+    impl HasWork<Self> for SchedCore { self.teardown_work }
 }
 
 // SAFETY: The C scheduler may be used from any thread; the rest is immutable or atomic.
@@ -252,9 +284,19 @@ unsafe impl Send for SchedCore {}
 // SAFETY: The C scheduler synchronises its own state; the rest is immutable or atomic.
 unsafe impl Sync for SchedCore {}
 
+/// The number of schedulers torn down, for the tests of deferred teardowns.
+#[cfg(CONFIG_KUNIT)]
+static TEARDOWNS: Atomic<u64> = Atomic::new(0);
+
 impl SchedCore {
     fn as_raw(&self) -> *mut bindings::drm_gpu_scheduler {
         self.sched.get()
+    }
+
+    /// The teardown work item. Not generic, unlike the callers, so that the work item's lock
+    /// class and name exist once, in the kernel crate, not once per driver module.
+    fn new_teardown_work() -> impl PinInit<Work<SchedCore>> {
+        new_work!("drm_sched::SchedCore::teardown_work")
     }
 
     /// Accounts for a job that is being initialised; undone by [`SchedCore::job_released`].
@@ -272,24 +314,103 @@ impl SchedCore {
         // SAFETY: `this` is valid until the count drops to zero, which needs this decrement.
         let core = unsafe { &*this };
         if core.jobs.fetch_sub(1, Full) == 1 {
-            // The handles are gone and their drop waits for this; it cannot return before
-            // `complete_all()` has released the completion.
+            // The handles are gone and the teardown waits for this; it cannot free the core
+            // before `complete_all()` has released the completion.
             core.idle.complete_all();
         }
     }
-}
 
-#[pinned_drop]
-impl PinnedDrop for SchedCore {
-    fn drop(self: Pin<&mut Self>) {
+    /// Takes a temporary handle on the scheduler if it still has handles, so that dropping a
+    /// job's data cannot drop the last one (see [`JobInner::release`]).
+    ///
+    /// # Safety
+    ///
+    /// `this` must point to the core of a live `Arc<SchedCore>` that counts a job not yet
+    /// released, so that the core is valid.
+    unsafe fn try_hold(this: *const Self) -> Option<Arc<Self>> {
+        // SAFETY: The job keeps the core alive (see the safety requirements).
+        let core = unsafe { &*this };
+        let mut refs = core.refs.load(Relaxed);
+        loop {
+            if refs == 0 {
+                // The teardown has started and waits for our job: nothing can drop a handle.
+                return None;
+            }
+            match core.refs.cmpxchg(refs, refs + 1, Full) {
+                Ok(_) => break,
+                Err(now) => refs = now,
+            }
+        }
+        // INVARIANT: The hold counted above owns the reference taken here.
+        // SAFETY: `this` is the pointer of an `Arc<SchedCore>` (`Arc::as_ptr()`), and the handle
+        // counted before this call keeps that `Arc` alive.
+        Some(unsafe { ArcBorrow::from_raw(this) }.into())
+    }
+
+    /// Drops a reference (a handle or a hold); the last one tears the scheduler down.
+    ///
+    /// The teardown waits until every job is freed. In one of the scheduler's own work items,
+    /// or with `defer` (in the release of a job), that would wait for itself: the teardown then
+    /// runs in a work item of the unbound system workqueue (`system_dfl_wq`) instead.
+    fn put_ref(this: Arc<Self>, defer: bool) {
+        if this.refs.fetch_sub(1, Full) != 1 {
+            return;
+        }
+        if defer || this.in_own_work_item() {
+            // SAFETY: `system_dfl_wq`, the unbound system workqueue, is a C global that always
+            // exists.
+            let wq = unsafe { Queue::from_raw(bindings::system_dfl_wq) };
+            // The work item of a core is only ever enqueued here, once, so this cannot fail.
+            let _ = wq.enqueue(this);
+        } else {
+            this.teardown();
+        }
+    }
+
+    /// Whether the caller runs in one of the scheduler's work items.
+    fn in_own_work_item(&self) -> bool {
+        // SAFETY: `current_work()` has no preconditions.
+        let current = unsafe { bindings::current_work() };
+        let sched = self.as_raw();
+        // SAFETY: Only the addresses of fields of the initialised scheduler are computed.
+        let own = unsafe {
+            [
+                &raw mut (*sched).work_run_job,
+                &raw mut (*sched).work_free_job,
+                &raw mut (*sched).work_tdr.work,
+            ]
+        };
+        !current.is_null() && own.contains(&current)
+    }
+
+    /// Tears the scheduler down once its last handle is gone.
+    fn teardown(&self) {
         // Drop the handles' share; wait for the jobs that are still alive, including those of
         // killed entities that the C scheduler frees from the system workqueue.
         if self.jobs.fetch_sub(1, Full) != 1 {
             self.idle.wait_for_completion();
         }
         // SAFETY: The scheduler was initialised, its entities are gone (each holds a handle) and
-        // so are all of its jobs, so no work item of it uses a job any more.
+        // so are all of its jobs, so no work item of it uses a job any more. This does not run in
+        // one of the scheduler's work items (see `put_ref()`), which `drm_sched_fini()` waits
+        // for.
         unsafe { bindings::drm_sched_fini(self.as_raw()) };
+        // The scheduler's fences outlive it, and `dma_fence_timeline_name()` readers may still
+        // be in `drm_sched_fence_get_timeline_name()`, which reads `fence->sched->name`, under
+        // RCU: the dma-fence rules require a grace period between signalling a fence and freeing
+        // what its ops read.
+        rcu::synchronize_rcu();
+        #[cfg(CONFIG_KUNIT)]
+        TEARDOWNS.fetch_add(1, Full);
+        self.torn_down.complete_all();
+    }
+}
+
+impl WorkItem for SchedCore {
+    type Pointer = Arc<SchedCore>;
+
+    fn run(this: Arc<SchedCore>) {
+        this.teardown();
     }
 }
 
@@ -297,7 +418,7 @@ impl PinnedDrop for SchedCore {
 ///
 /// Cloning gives another handle to the same scheduler. The scheduler is torn down when the last
 /// handle and the last [`Entity`] on it are dropped, after all of its jobs have been freed (see
-/// the [module documentation](self)).
+/// the [module documentation](self)). Dropping the last handle may sleep.
 pub struct Scheduler<T: JobImpl> {
     core: Arc<SchedCore>,
     _job: PhantomData<T>,
@@ -305,10 +426,56 @@ pub struct Scheduler<T: JobImpl> {
 
 impl<T: JobImpl> Clone for Scheduler<T> {
     fn clone(&self) -> Self {
+        self.core.handles.fetch_add(1, Full);
+        self.core.refs.fetch_add(1, Full);
+        // INVARIANT: The handle counted above owns the new reference to the core.
         Self {
             core: self.core.clone(),
             _job: PhantomData,
         }
+    }
+}
+
+impl<T: JobImpl> Drop for Scheduler<T> {
+    fn drop(&mut self) {
+        let last = self.core.handles.fetch_sub(1, Full) == 1;
+        SchedCore::put_ref(self.core.clone(), false);
+        // The last handle waits for the teardown, which runs here or, while a job that is being
+        // freed holds the scheduler, when that job is done. Jobs are freed in work items only
+        // (the handles of entities keep the scheduler alive while unpushed jobs are dropped), so
+        // outside of work items this is not one of them; inside one, waiting could wait for the
+        // caller itself (use a [`TeardownWaiter`] where that cannot happen).
+        // SAFETY: `current_work()` has no preconditions.
+        if last && unsafe { bindings::current_work() }.is_null() {
+            self.core.torn_down.wait_for_completion();
+        }
+    }
+}
+
+/// Waits for the teardown of a [`Scheduler`] without keeping it alive.
+///
+/// A driver whose job data holds handles of the scheduler (e.g. through its ring object) does not
+/// drop the last handle itself: the last job does, when it is freed, and the teardown then runs
+/// in a work item of its own. A driver takes a waiter before dropping its handles and waits on it
+/// before its module's code can go away: once [`TeardownWaiter::wait`] returns, every job has
+/// been freed, no callback of the scheduler runs and none will.
+pub struct TeardownWaiter {
+    core: Arc<SchedCore>,
+}
+
+impl TeardownWaiter {
+    /// Waits until the scheduler has been torn down.
+    ///
+    /// Must not be called while holding a handle of the scheduler, or from a context that the
+    /// scheduler's jobs wait for (a fence signalling path): it would wait for itself. In one of
+    /// the scheduler's own work items (e.g. when a job's data is the last user of the driver's
+    /// device) it does not wait, as the teardown waits for that work item, and returns `false`.
+    pub fn wait(self) -> bool {
+        if self.core.in_own_work_item() {
+            return false;
+        }
+        self.core.torn_down.wait_for_completion();
+        true
     }
 }
 
@@ -352,9 +519,13 @@ impl<T: JobImpl> Scheduler<T> {
         let core = Arc::pin_init(
             try_pin_init!(SchedCore {
                 idle <- Completion::new(),
+                torn_down <- Completion::new(),
+                handles: Atomic::new(1),
+                refs: Atomic::new(1),
                 jobs: Atomic::new(1),
                 credit_limit: opts.credit_limit,
                 dev: opts.dev,
+                teardown_work <- SchedCore::new_teardown_work(),
                 sched <- Opaque::try_ffi_init(|slot: *mut bindings::drm_gpu_scheduler| {
                     // SAFETY: `slot` is valid for writes. `drm_sched_init()` expects a zeroed
                     // scheduler (it treats a set `sched_rq` as already initialised).
@@ -367,12 +538,19 @@ impl<T: JobImpl> Scheduler<T> {
             }? Error),
             GFP_KERNEL,
         )?;
-        // INVARIANT: `sched` was initialised with the ops of `T`, and `jobs` counts the handles'
-        // share only.
+        // INVARIANT: `sched` was initialised with the ops of `T`, `handles` and `refs` count the
+        // returned handle and `jobs` the handles' share only.
         Ok(Self {
             core,
             _job: PhantomData,
         })
+    }
+
+    /// Returns a waiter for the teardown of this scheduler; see [`TeardownWaiter`].
+    pub fn teardown_waiter(&self) -> TeardownWaiter {
+        TeardownWaiter {
+            core: self.core.clone(),
+        }
     }
 
     /// The credit limit of the scheduler.
@@ -386,6 +564,13 @@ impl<T: JobImpl> Scheduler<T> {
     }
 }
 
+/// The push lock of an entity. Not generic, unlike [`Entity::new`], so that the lock class and
+/// its name exist once, in the kernel crate, and not once per driver module that creates
+/// entities (lockdep finds the same key with two names otherwise).
+fn push_lock() -> impl PinInit<SpinLock<()>> {
+    new_spinlock!((), "drm_sched::Entity::push_lock")
+}
+
 /// A queue of jobs on a [`Scheduler`], with a [`Priority`].
 ///
 /// Jobs of one entity start in the order they were pushed. Dropping the entity cancels the jobs
@@ -394,6 +579,9 @@ impl<T: JobImpl> Scheduler<T> {
 pub struct Entity<T: JobImpl> {
     #[pin]
     entity: Opaque<bindings::drm_sched_entity>,
+    /// Held while a job is armed and pushed, so that jobs are pushed in the order of their fences.
+    #[pin]
+    push_lock: SpinLock<()>,
     sched: Scheduler<T>,
 }
 
@@ -411,6 +599,7 @@ impl<T: JobImpl> Entity<T> {
         let sched = sched.clone();
         try_pin_init!(Self {
             sched,
+            push_lock <- push_lock(),
             entity <- Opaque::try_ffi_init(move |slot| {
                 let mut list = [raw_sched];
                 // SAFETY: `slot` is valid for writes and pinned; `list` holds one valid
@@ -481,7 +670,6 @@ struct JobInner<T: JobImpl> {
     #[pin]
     base: Opaque<bindings::drm_sched_job>,
     core: NonNull<SchedCore>,
-    cancelled: bool,
     data: T,
 }
 
@@ -502,17 +690,8 @@ impl<T: JobImpl> JobInner<T> {
 
     /// The scheduled (`finished == false`) or finished fence of an armed job.
     fn fence(&self, finished: bool) -> ARef<Fence> {
-        // SAFETY: The job is armed, so `s_fence` and its two fences are initialised and hold a
-        // reference until the job is freed.
-        unsafe {
-            let s_fence = (*self.base()).s_fence;
-            let fence = if finished {
-                &raw mut (*s_fence).finished
-            } else {
-                &raw mut (*s_fence).scheduled
-            };
-            ARef::from(Fence::from_raw(fence))
-        }
+        // SAFETY: The job is armed (only armed jobs are seen by the scheduler's callbacks).
+        unsafe { armed_fence(self.base(), finished) }
     }
 
     fn credits(&self) -> u32 {
@@ -528,6 +707,12 @@ impl<T: JobImpl> JobInner<T> {
     unsafe fn release(this: *mut Self) {
         // SAFETY: `this` is valid, per the safety requirements.
         let core = unsafe { (*this).core };
+        // The driver's data may hold the last handle of the scheduler (e.g. through the driver's
+        // ring object). Dropping it here, possibly in one of the scheduler's work items, must not
+        // start the teardown, which waits for this very job: a hold keeps the handles alive until
+        // the job is accounted as freed, and the last hold defers the teardown.
+        // SAFETY: By the type invariant, the job is counted in `core`, which keeps it valid.
+        let hold = unsafe { SchedCore::try_hold(core.as_ptr()) };
         // SAFETY: `base` was initialised by `drm_sched_job_init()` and is not used again.
         unsafe { bindings::drm_sched_job_cleanup((*this).base()) };
         // SAFETY: `this` came from `KBox::into_raw()`; dropping it drops the driver's data.
@@ -535,34 +720,40 @@ impl<T: JobImpl> JobInner<T> {
         // SAFETY: By the type invariant, the job was counted in `core`, which is valid until
         // this call.
         unsafe { SchedCore::job_released(core.as_ptr()) };
+        if let Some(hold) = hold {
+            SchedCore::put_ref(hold, true);
+        }
     }
 }
 
-mod private {
-    pub trait Sealed {}
+/// Returns the scheduled (`finished == false`) or finished fence of an armed job.
+///
+/// Only reads through the raw pointer, so it can be used while another thread holds a mutable
+/// reference to the job's [`JobInner`].
+///
+/// # Safety
+///
+/// `job` must be a valid, armed job: its `s_fence` and the two fences in it are initialised and
+/// hold a reference until the job is freed.
+unsafe fn armed_fence(job: *mut bindings::drm_sched_job, finished: bool) -> ARef<Fence> {
+    // SAFETY: By the safety requirements, `s_fence` and its fences are valid.
+    unsafe {
+        let s_fence = (*job).s_fence;
+        let fence = if finished {
+            &raw mut (*s_fence).finished
+        } else {
+            &raw mut (*s_fence).scheduled
+        };
+        ARef::from(Fence::from_raw(fence))
+    }
 }
 
-/// A typestate of [`Job`]: [`Initialized`] or [`Armed`].
-pub trait JobState: private::Sealed {
-    /// Whether the job has been armed.
-    const ARMED: bool;
-}
-
-/// A job that has been initialised and can take dependencies.
-pub struct Initialized;
-
-/// A job whose fences have been created and that must be pushed.
-pub struct Armed;
-
-impl private::Sealed for Initialized {}
-impl private::Sealed for Armed {}
-
-impl JobState for Initialized {
-    const ARMED: bool = false;
-}
-
-impl JobState for Armed {
-    const ARMED: bool = true;
+/// The fences of a job, returned by [`Job::push`].
+pub struct JobFences {
+    /// Signals when the job has been started on the hardware.
+    pub scheduled: ARef<Fence>,
+    /// Signals when the job is complete, with its error if it failed.
+    pub finished: ARef<Fence>,
 }
 
 /// How a [`Job`] refers to its entity.
@@ -585,33 +776,33 @@ impl<T: JobImpl> Deref for EntityRef<'_, T> {
 /// A job on its way into an [`Entity`], owned by the driver until it is pushed.
 ///
 /// A job either borrows its entity ([`Job::new`]) or, created with [`Job::new_shared`], holds a
-/// reference to it, so that it can be kept (e.g. until its dependencies are done) and armed and
-/// pushed later from any context.
+/// reference to it, so that it can be kept (e.g. until its dependencies are done) and pushed
+/// later from any context.
 ///
 /// Dereferences to the driver's data.
 ///
 /// # Invariants
 ///
 /// `inner` comes from `KBox::into_raw()` of a pinned `JobInner<T>` owned by this value,
-/// initialised on `entity`, and armed if and only if `S` is [`Armed`].
-pub struct Job<'a, T: JobImpl, S: JobState = Initialized> {
+/// initialised on `entity` and not armed.
+pub struct Job<'a, T: JobImpl> {
     inner: NonNull<JobInner<T>>,
     entity: EntityRef<'a, T>,
-    _state: PhantomData<(S, KBox<JobInner<T>>)>,
+    _owns: PhantomData<KBox<JobInner<T>>>,
 }
 
 // SAFETY: The job owns its allocation; the driver's data is `Send`.
-unsafe impl<T: JobImpl, S: JobState> Send for Job<'_, T, S> {}
+unsafe impl<T: JobImpl> Send for Job<'_, T> {}
 
-impl<'a, T: JobImpl, S: JobState> Job<'a, T, S> {
+impl<'a, T: JobImpl> Job<'a, T> {
     fn inner(&self) -> &JobInner<T> {
         // SAFETY: By the type invariant, `inner` is valid and owned by `self`.
         unsafe { self.inner.as_ref() }
     }
 
     fn inner_mut(&mut self) -> &mut JobInner<T> {
-        // SAFETY: By the type invariant, `inner` is valid and owned by `self`; only `data` and
-        // `cancelled` are handed out mutably, `base` stays pinned.
+        // SAFETY: By the type invariant, `inner` is valid and owned by `self`; only `data` is
+        // handed out mutably, `base` stays pinned.
         unsafe { self.inner.as_mut() }
     }
 
@@ -631,9 +822,7 @@ impl<'a, T: JobImpl, S: JobState> Job<'a, T, S> {
         // out exactly once.
         (this.inner, unsafe { ptr::read(&this.entity) })
     }
-}
 
-impl<'a, T: JobImpl> Job<'a, T, Initialized> {
     /// Creates a job on `entity` that takes `credits` credits while it runs.
     ///
     /// Returns `EINVAL` if `credits` is zero or exceeds the scheduler's credit limit.
@@ -643,7 +832,7 @@ impl<'a, T: JobImpl> Job<'a, T, Initialized> {
         Ok(Self {
             inner,
             entity: EntityRef::Borrowed(entity),
-            _state: PhantomData,
+            _owns: PhantomData,
         })
     }
 
@@ -663,8 +852,8 @@ impl<'a, T: JobImpl> Job<'a, T, Initialized> {
                         bindings::drm_sched_job_init(slot, entity_ptr, credits, ptr::null_mut(), 0)
                     })
                 }),
-                core: NonNull::from(&**core),
-                cancelled: false,
+                // SAFETY: `Arc::as_ptr()` never returns NULL.
+                core: unsafe { NonNull::new_unchecked(Arc::as_ptr(core).cast_mut()) },
                 data,
             }? Error),
             GFP_KERNEL,
@@ -708,27 +897,50 @@ impl<'a, T: JobImpl> Job<'a, T, Initialized> {
         }
     }
 
-    /// Arms the job: creates its scheduled and finished fences.
+    /// Arms the job and hands it to the scheduler, which owns it from here on.
     ///
-    /// The jobs of an entity must be pushed in the order they are armed: callers that arm jobs
-    /// of one entity from several threads serialise `arm()` and [`Job::push`] under one lock.
+    /// Arming creates the job's scheduled and finished fences, with the entity's next sequence
+    /// number. Both happen under the entity's push lock, so the jobs of an entity are queued in
+    /// the order of their fences whichever threads push them, and their fences signal in that
+    /// order; the lock also serialises the producers of the entity's single-producer job queue.
+    /// This cannot fail and does not allocate. Returns the job's fences, for the driver to
+    /// install where others wait on them.
+    pub fn push(self) -> JobFences {
+        self.push_with(|_, _| {})
+    }
+
+    /// Arms the job, runs `f` on its data and its fences, and hands it to the scheduler.
     ///
-    /// From here on nothing can fail: the job must be pushed, and dropping it pushes it as
-    /// cancelled.
-    pub fn arm(self) -> Job<'a, T, Armed> {
+    /// Like [`Job::push`], for drivers that have to record the fences in the job's data (or
+    /// anywhere) before the job can run and complete. `f` runs under the entity's push lock, a
+    /// spinlock: it must not sleep, and it must not push into the same entity, which would
+    /// deadlock (lockdep reports it). It cannot fail: by the time it runs, the fences exist and
+    /// the job is going to be pushed.
+    pub fn push_with(self, f: impl FnOnce(&mut T, &JobFences)) -> JobFences {
+        // A shared entity is only released after the push.
         let (inner, entity) = self.into_raw();
-        // SAFETY: `inner` is an initialised job that was not armed.
-        unsafe { bindings::drm_sched_job_arm((*inner.as_ptr()).base()) };
-        // INVARIANT: The job is armed now.
-        Job {
-            inner,
-            entity,
-            _state: PhantomData,
-        }
+        // SAFETY: `inner` is valid and owned by us until it is pushed below.
+        let inner = unsafe { &mut *inner.as_ptr() };
+        let base = inner.base();
+        let _guard = entity.push_lock.lock();
+        // SAFETY: `base` is an initialised job that was not armed.
+        unsafe { bindings::drm_sched_job_arm(base) };
+        // SAFETY: The job was armed above and is not freed before it is pushed.
+        let fences = unsafe {
+            JobFences {
+                scheduled: armed_fence(base, false),
+                finished: armed_fence(base, true),
+            }
+        };
+        f(&mut inner.data, &fences);
+        // SAFETY: `base` is an armed job; the scheduler takes ownership of the allocation and
+        // frees it through `free_job::<T>`. `inner` is not used afterwards.
+        unsafe { bindings::drm_sched_entity_push_job(base) };
+        fences
     }
 }
 
-impl<T: JobImpl> Job<'static, T, Initialized> {
+impl<T: JobImpl> Job<'static, T> {
     /// Creates a job on a shared `entity`, which the job holds a reference to until it is
     /// pushed or dropped; see [`Job::new`].
     pub fn new_shared(entity: Arc<Entity<T>>, credits: u32, data: T) -> Result<Self> {
@@ -737,33 +949,12 @@ impl<T: JobImpl> Job<'static, T, Initialized> {
         Ok(Self {
             inner,
             entity: EntityRef::Shared(entity),
-            _state: PhantomData,
+            _owns: PhantomData,
         })
     }
 }
 
-impl<'a, T: JobImpl> Job<'a, T, Armed> {
-    /// The fence that signals when the job has been started on the hardware.
-    pub fn scheduled_fence(&self) -> ARef<Fence> {
-        self.inner().fence(false)
-    }
-
-    /// The fence that signals when the job is complete, with its error if it failed.
-    pub fn finished_fence(&self) -> ARef<Fence> {
-        self.inner().fence(true)
-    }
-
-    /// Hands the job to the scheduler, which owns it from here on.
-    pub fn push(self) {
-        // A shared entity is only released after the push.
-        let (inner, _entity) = self.into_raw();
-        // SAFETY: `inner` is an armed job; the scheduler takes ownership of the allocation and
-        // frees it through `free_job::<T>`.
-        unsafe { bindings::drm_sched_entity_push_job((*inner.as_ptr()).base()) };
-    }
-}
-
-impl<T: JobImpl, S: JobState> Deref for Job<'_, T, S> {
+impl<T: JobImpl> Deref for Job<'_, T> {
     type Target = T;
 
     fn deref(&self) -> &T {
@@ -771,24 +962,16 @@ impl<T: JobImpl, S: JobState> Deref for Job<'_, T, S> {
     }
 }
 
-impl<T: JobImpl, S: JobState> DerefMut for Job<'_, T, S> {
+impl<T: JobImpl> DerefMut for Job<'_, T> {
     fn deref_mut(&mut self) -> &mut T {
         &mut self.inner_mut().data
     }
 }
 
-impl<T: JobImpl, S: JobState> Drop for Job<'_, T, S> {
+impl<T: JobImpl> Drop for Job<'_, T> {
     fn drop(&mut self) {
-        if S::ARMED {
-            // Only the scheduler can signal the fences of an armed job: push it so that it
-            // completes with `ECANCELED` without running.
-            self.inner_mut().cancelled = true;
-            // SAFETY: The job is armed; the scheduler takes ownership of it.
-            unsafe { bindings::drm_sched_entity_push_job(self.inner().base()) };
-        } else {
-            // SAFETY: The job is owned by `self`, unarmed and unknown to the scheduler.
-            unsafe { JobInner::release(self.inner.as_ptr()) };
-        }
+        // SAFETY: The job is owned by `self`, unarmed and unknown to the scheduler.
+        unsafe { JobInner::release(self.inner.as_ptr()) };
     }
 }
 
@@ -842,9 +1025,6 @@ unsafe extern "C" fn run_job<T: JobImpl>(
     // a `JobInner<T>`. The scheduler calls `run_job` once and not concurrently with the other
     // callbacks for this job (`timedout_job` checks for that), so the reference is unique.
     let inner = unsafe { &mut *JobInner::<T>::from_base(job) };
-    if inner.cancelled {
-        return ECANCELED.to_ptr();
-    }
     // SAFETY: The job is armed, so its finished fence is initialised.
     let error = unsafe { (*(*job).s_fence).finished.error };
     if error < 0 {
@@ -869,19 +1049,24 @@ unsafe extern "C" fn timedout_job<T: JobImpl>(
     job: *mut bindings::drm_sched_job,
 ) -> bindings::drm_gpu_sched_stat {
     let no_hang = bindings::drm_gpu_sched_stat::DRM_GPU_SCHED_STAT_NO_HANG;
+    // SAFETY: The job is armed. Only the fences are read, through the raw pointer: no reference
+    // to the job is created before we know that `run()` is not using it.
+    let (scheduled, finished) = unsafe { (armed_fence(job, false), armed_fence(job, true)) };
+    // The timeout starts just before `run_job()` is called: a job that has not been marked as
+    // scheduled may still be in `run()`, holding a mutable reference to it. A job that completed
+    // meanwhile is freed by the scheduler. In both cases report no hang, which puts the job back
+    // on the pending list.
+    if !scheduled.is_signaled() || finished.is_signaled() {
+        return no_hang;
+    }
     let inner_ptr = {
         // SAFETY: See `run_job()`.
         unsafe { JobInner::<T>::from_base(job) }
     };
-    // SAFETY: See `run_job()`; the reference ends before the job may be freed below.
+    // SAFETY: The scheduled fence is signalled after `run_job()` returned, so `run()` holds no
+    // reference to the job any more, and the scheduler calls `timedout_job` and `free_job` for a
+    // job one at a time. The reference ends before the job may be freed below.
     let inner = unsafe { &mut *inner_ptr };
-    let finished = inner.fence(true);
-    // The timeout starts just before `run_job()` is called: a job that has not been marked as
-    // scheduled may still be in `run()`. A job that completed meanwhile is freed by the
-    // scheduler. In both cases report no hang, which puts the job back on the pending list.
-    if !inner.fence(false).is_signaled() || finished.is_signaled() {
-        return no_hang;
-    }
     {
         let _guard = SignallingGuard::new();
         T::timed_out(&mut RunningJob { inner });
@@ -922,8 +1107,10 @@ mod tests {
             FenceContext, //
         },
         faux,
-        new_spinlock,
-        sync::SpinLock,
+        sync::atomic::{
+            Acquire,
+            Release, //
+        },
         time::delay::fsleep, //
     };
 
@@ -1093,10 +1280,11 @@ mod tests {
         for dep in deps {
             job.add_dependency((*dep).clone())?;
         }
-        let job = job.arm();
-        let fences = (job.scheduled_fence(), job.finished_fence());
-        job.push();
-        Ok(fences)
+        let JobFences {
+            scheduled,
+            finished,
+        } = job.push();
+        Ok((scheduled, finished))
     }
 
     fn errno(fence: &Fence) -> i32 {
@@ -1115,23 +1303,20 @@ mod tests {
         let sched = sched(&faux, c"t-shared", 2)?;
         let entity = Arc::pin_init(Entity::new(&sched, Priority::Normal), GFP_KERNEL)?;
 
-        // Kept without a borrow of the entity, then armed and pushed.
+        // Kept without a borrow of the entity, then pushed.
         let job = Job::new_shared(entity.clone(), 1, TestJob::new(&hw, 7, Mode::Instant)?)?;
         let unused = Job::new_shared(entity.clone(), 1, TestJob::new(&hw, 8, Mode::Instant)?)?;
         drop(unused);
         assert_eq!(hw.freed(), 1);
-        let job = job.arm();
-        let finished = job.finished_fence();
-        job.push();
+        let finished = job.push().finished;
         finished.wait(false, Some(WAIT))?;
         assert_eq!(errno(&finished), 0);
         assert_eq!(hw.order().as_slice(), &[7]);
 
         // A job holding the last reference: the entity goes right after the push, which
         // cancels the job unless it has already been picked. Either way its fence signals.
-        let orphan = Job::new_shared(entity, 1, TestJob::new(&hw, 9, Mode::Instant)?)?.arm();
-        let finished = orphan.finished_fence();
-        orphan.push();
+        let orphan = Job::new_shared(entity, 1, TestJob::new(&hw, 9, Mode::Instant)?)?;
+        let finished = orphan.push().finished;
         finished.wait(false, Some(WAIT))?;
         assert!(errno(&finished) == 0 || errno(&finished) == ESRCH.to_errno());
         drop(sched);
@@ -1236,9 +1421,10 @@ mod tests {
         // Point 0 of a timeline is a misuse.
         assert_eq!(job.add_syncobj_dependency(&timeline, 0).err(), Some(EINVAL));
 
-        let job = job.arm();
-        let (scheduled, finished) = (job.scheduled_fence(), job.finished_fence());
-        job.push();
+        let JobFences {
+            scheduled,
+            finished,
+        } = job.push();
         settle();
         assert!(!scheduled.is_signaled());
         producer.signal();
@@ -1339,23 +1525,302 @@ mod tests {
         let sched = sched(&faux, c"t-drop", 2)?;
         let entity = entity(&sched, Priority::Normal)?;
 
-        // Dropped before arming: freed at once, never run.
+        // Dropped before it is pushed: freed at once, never run, and no fence of the entity's
+        // context was used up.
         let job = Job::new(&entity, 1, TestJob::new(&hw, 0, Mode::Instant)?)?;
         drop(job);
         assert_eq!(hw.freed(), 1);
-
-        // Dropped after arming: completes with ECANCELED without running.
-        let job = Job::new(&entity, 1, TestJob::new(&hw, 1, Mode::Instant)?)?.arm();
-        let finished = job.finished_fence();
-        drop(job);
+        let (_, finished) = push(&entity, &hw, 1, Mode::Instant, &[])?;
         finished.wait(false, Some(WAIT))?;
-        assert_eq!(errno(&finished), ECANCELED.to_errno());
-        assert!(hw.order().is_empty());
+        assert_eq!(finished.seqno(), 1);
+        assert_eq!(hw.order().as_slice(), &[1]);
 
         drop(entity);
         drop(sched);
         assert_eq!(hw.freed(), 2);
         Ok(())
+    }
+
+    /// A job that completes as soon as it runs, without the bookkeeping of [`TestJob`].
+    struct NopJob;
+
+    impl JobImpl for NopJob {
+        fn run(_job: &mut RunningJob<'_, Self>) -> Result<Option<ARef<Fence>>> {
+            Ok(None)
+        }
+
+        fn timed_out(_job: &mut RunningJob<'_, Self>) {}
+    }
+
+    const PUSHES: usize = 64;
+
+    /// Pushes `PUSHES` jobs into `entity` and collects their finished fences.
+    fn push_many(entity: &Arc<Entity<NopJob>>, out: &SpinLock<KVec<ARef<Fence>>>) -> Result {
+        for _ in 0..PUSHES {
+            let job = Job::new_shared(entity.clone(), 1, NopJob)?;
+            let finished = job.push().finished;
+            out.lock()
+                .push_within_capacity(finished)
+                .map_err(|_| ENOSPC)?;
+        }
+        Ok(())
+    }
+
+    #[test]
+    fn concurrent_pushes_keep_fence_order() -> Result {
+        let faux = device()?;
+        let sched =
+            Scheduler::<NopJob>::new(SchedulerOptions::new(faux.as_ref().as_ref(), c"t-order", 4))?;
+        let entity = Arc::pin_init(Entity::new(&sched, Priority::Normal), GFP_KERNEL)?;
+        let fences = Arc::pin_init(
+            new_spinlock!(KVec::with_capacity(2 * PUSHES, GFP_KERNEL)?),
+            GFP_KERNEL,
+        )?;
+        let done = Arc::new(Atomic::new(0u32), GFP_KERNEL)?;
+
+        // Another thread pushes into the same entity while this one does.
+        {
+            let (entity, fences, done) = (entity.clone(), fences.clone(), done.clone());
+            crate::workqueue::system_long().try_spawn(GFP_KERNEL, move || {
+                let ok = push_many(&entity, &fences).is_ok();
+                done.store(if ok { 1 } else { 2 }, Release);
+            })?;
+        }
+        push_many(&entity, &fences)?;
+        while done.load(Acquire) == 0 {
+            fsleep(Delta::from_millis(1));
+        }
+        assert_eq!(done.load(Acquire), 1);
+
+        let mut fences = core::mem::take(&mut *fences.lock());
+        assert_eq!(fences.len(), 2 * PUSHES);
+        for fence in fences.iter() {
+            fence.wait(false, Some(WAIT))?;
+            assert_eq!(errno(fence), 0);
+        }
+        // Every sequence number of the entity's context was taken once, and the jobs completed
+        // in that order: the order in which they were queued is the order of their fences.
+        fences.sort_unstable_by_key(|f| f.seqno());
+        for (i, pair) in fences.windows(2).enumerate() {
+            assert_eq!(pair[0].seqno(), i as u64 + 1);
+            assert_eq!(pair[1].seqno(), i as u64 + 2);
+            assert!(pair[0].timestamp() <= pair[1].timestamp());
+        }
+        Ok(())
+    }
+
+    /// The "hardware" of [`OwningJob`]s: the fence of the job that runs.
+    #[pin_data]
+    struct HwSlot {
+        ctx: FenceContext,
+        #[pin]
+        fence: SpinLock<Option<DriverFence>>,
+    }
+
+    impl HwSlot {
+        fn new() -> Result<Arc<Self>> {
+            Arc::pin_init(
+                pin_init!(Self {
+                    ctx: FenceContext::new(c"rust_drm_sched_test", c"owning"),
+                    fence <- new_spinlock!(None),
+                }),
+                GFP_KERNEL,
+            )
+        }
+    }
+
+    /// A job whose data holds a handle of its own scheduler, as a driver's job holding its ring
+    /// object (which owns the ring's scheduler) does. It runs until the test signals its fence.
+    struct OwningJob {
+        _sched: Scheduler<OwningJob>,
+        hw: Arc<HwSlot>,
+        alloc: Option<FenceAllocation>,
+    }
+
+    impl JobImpl for OwningJob {
+        fn run(job: &mut RunningJob<'_, Self>) -> Result<Option<ARef<Fence>>> {
+            let alloc = job.alloc.take().ok_or(EINVAL)?;
+            let fence = job.hw.ctx.init_fence(alloc, ());
+            let hw_fence = fence.fence().clone();
+            *job.hw.fence.lock() = Some(fence);
+            Ok(Some(hw_fence))
+        }
+
+        fn timed_out(_job: &mut RunningJob<'_, Self>) {}
+    }
+
+    /// Waits until `count` schedulers more than `before` have been torn down.
+    fn wait_teardowns(before: u64, count: u64) -> bool {
+        for _ in 0..5000 {
+            if TEARDOWNS.load(Acquire) >= before + count {
+                return true;
+            }
+            fsleep(Delta::from_millis(1));
+        }
+        false
+    }
+
+    #[test]
+    fn last_handle_dropped_by_job() -> Result {
+        let faux = device()?;
+        let gate_ctx = FenceContext::new(c"rust_drm_sched_test", c"gate");
+        for killed in [false, true] {
+            let hw = HwSlot::new()?;
+            let sched = Scheduler::<OwningJob>::new(SchedulerOptions::new(
+                faux.as_ref().as_ref(),
+                c"t-owning",
+                1,
+            ))?;
+            let entity = KBox::pin_init(Entity::new(&sched, Priority::Normal), GFP_KERNEL)?;
+            let gate = gate_ctx.new_fence((), GFP_KERNEL)?;
+            let mut job = Job::new(
+                &entity,
+                1,
+                OwningJob {
+                    _sched: sched.clone(),
+                    hw: hw.clone(),
+                    alloc: Some(FenceAllocation::new(GFP_KERNEL)?),
+                },
+            )?;
+            if killed {
+                job.add_dependency(gate.fence().clone())?;
+            }
+            let JobFences {
+                scheduled,
+                finished,
+            } = job.push();
+            if !killed {
+                scheduled.wait(false, Some(WAIT))?;
+            }
+            // Only the job holds a handle now. It is freed by the scheduler's free_job work item
+            // once its hardware fence signals, or, killed with its entity, from the system
+            // workqueue once its dependency signals; either way while it holds the last handle.
+            let waiter = sched.teardown_waiter();
+            drop(entity);
+            drop(sched);
+            let before = TEARDOWNS.load(Acquire);
+            gate.signal();
+            if let Some(fence) = hw.fence.lock().take() {
+                fence.signal();
+            }
+            finished.wait(false, Some(WAIT))?;
+            let expected = if killed { ESRCH.to_errno() } else { 0 };
+            assert_eq!(errno(&finished), expected);
+            // The teardown, which waits for that very work item, ran elsewhere instead of
+            // deadlocking it.
+            assert!(wait_teardowns(before, 1));
+            assert!(waiter.wait());
+        }
+        Ok(())
+    }
+
+    #[test]
+    fn scheduler_freed_after_grace_period() -> Result {
+        // An RCU reader that found a fence of the scheduler unsignalled may read
+        // `fence->sched->name` until it leaves its read-side critical section: the scheduler
+        // must not be freed before. The reader runs on another CPU while this thread drops the
+        // scheduler; with one CPU it would run to its end before, and there is nothing to check.
+        if crate::cpu::nr_cpu_ids() < 2 {
+            return Ok(());
+        }
+        let faux = device()?;
+        let hw = Hw::new()?;
+        let sched = sched(&faux, c"t-rcu", 1)?;
+        let entity = entity(&sched, Priority::Normal)?;
+        let (_, finished) = push(&entity, &hw, 0, Mode::Instant, &[])?;
+        finished.wait(false, Some(WAIT))?;
+        drop(entity);
+
+        let started = Arc::new(Atomic::new(0u32), GFP_KERNEL)?;
+        let left = Arc::new(Atomic::new(0u32), GFP_KERNEL)?;
+        {
+            let (started, left) = (started.clone(), left.clone());
+            crate::workqueue::system_long().try_spawn(GFP_KERNEL, move || {
+                let guard = rcu::read_lock();
+                started.store(1, Release);
+                for _ in 0..200 {
+                    crate::time::delay::udelay(Delta::from_micros(1000));
+                }
+                left.store(1, Release);
+                drop(guard);
+            })?;
+        }
+        while started.load(Acquire) == 0 {
+            fsleep(Delta::from_millis(1));
+        }
+        drop(sched);
+        // Dropping the last handle freed the scheduler only after the reader had left.
+        assert_eq!(left.load(Acquire), 1);
+        Ok(())
+    }
+
+    #[test]
+    fn no_timeout_while_running() -> Result {
+        let faux = device()?;
+        let mut opts = SchedulerOptions::new(faux.as_ref().as_ref(), c"t-slow-run", 1);
+        // Shorter than `run()` takes: the timeout fires while `run()` still executes.
+        opts.timeout = Some(Delta::from_millis(10));
+        let sched = Scheduler::<SlowJob>::new(opts)?;
+        let entity = KBox::pin_init(Entity::new(&sched, Priority::Normal), GFP_KERNEL)?;
+        let state = Arc::pin_init(SlowState::new(), GFP_KERNEL)?;
+        let alloc = FenceAllocation::new(GFP_KERNEL)?;
+        let job = Job::new(&entity, 1, SlowJob(state.clone(), Some(alloc)))?;
+        let finished = job.push().finished;
+        finished.wait(false, Some(WAIT))?;
+        // `timed_out()` ran (the job ended with its error), but never while `run()` did.
+        assert_eq!(errno(&finished), ETIMEDOUT.to_errno());
+        assert_eq!(state.overlaps.load(Acquire), 0);
+        assert_eq!(state.timeouts.load(Acquire), 1);
+        Ok(())
+    }
+
+    #[pin_data]
+    struct SlowState {
+        in_run: Atomic<u32>,
+        overlaps: Atomic<u32>,
+        timeouts: Atomic<u32>,
+        #[pin]
+        fence: SpinLock<Option<DriverFence>>,
+        ctx: FenceContext,
+    }
+
+    impl SlowState {
+        fn new() -> impl PinInit<Self> {
+            pin_init!(Self {
+                in_run: Atomic::new(0),
+                overlaps: Atomic::new(0),
+                timeouts: Atomic::new(0),
+                fence <- new_spinlock!(None),
+                ctx: FenceContext::new(c"rust_drm_sched_test", c"slow"),
+            })
+        }
+    }
+
+    /// A job whose `run()` takes longer than the scheduler's timeout, and that never completes
+    /// on its own.
+    struct SlowJob(Arc<SlowState>, Option<FenceAllocation>);
+
+    impl JobImpl for SlowJob {
+        fn run(job: &mut RunningJob<'_, Self>) -> Result<Option<ARef<Fence>>> {
+            job.0.in_run.store(1, Release);
+            fsleep(Delta::from_millis(100));
+            let alloc = job.1.take().ok_or(EINVAL)?;
+            let fence = job.0.ctx.init_fence(alloc, ());
+            let hw = fence.fence().clone();
+            *job.0.fence.lock() = Some(fence);
+            job.0.in_run.store(0, Release);
+            Ok(Some(hw))
+        }
+
+        fn timed_out(job: &mut RunningJob<'_, Self>) {
+            if job.0.in_run.load(Acquire) != 0 {
+                job.0.overlaps.fetch_add(1, Full);
+            }
+            job.0.timeouts.fetch_add(1, Full);
+            if let Some(fence) = job.0.fence.lock().take() {
+                fence.signal_with_error(ETIMEDOUT);
+            }
+        }
     }
 
     #[test]

@@ -383,9 +383,12 @@ mod tests {
         matches!(syncobj.fence_at(point), Ok(SyncPoint::NotSubmitted))
     }
 
-    /// Adds `point` to `syncobj` with a new fence of `ctx`, and returns its producer.
-    fn add(ctx: &FenceContext, syncobj: &SyncObj, point: u64) -> Result<DriverFence> {
-        let df = ctx.new_fence((), GFP_KERNEL)?;
+    /// Adds `point` to `syncobj` with a new fence, and returns its producer.
+    ///
+    /// Each point gets a fence context of its own, as if each came from another ring, so that
+    /// the tests can signal points out of order without breaking the fence order of a context.
+    fn add(syncobj: &SyncObj, point: u64) -> Result<DriverFence> {
+        let df = FenceContext::new(DRIVER, TIMELINE).new_fence((), GFP_KERNEL)?;
         syncobj.add_point(FenceChain::new(GFP_KERNEL)?, df.fence(), point);
         Ok(df)
     }
@@ -445,11 +448,10 @@ mod tests {
 
     #[test]
     fn timeline_signals_in_order() -> Result {
-        let ctx = FenceContext::new(DRIVER, TIMELINE);
         let syncobj = SyncObj::new(false, None)?;
-        let f1 = add(&ctx, &syncobj, 1)?;
-        let f2 = add(&ctx, &syncobj, 2)?;
-        let f3 = add(&ctx, &syncobj, 3)?;
+        let f1 = add(&syncobj, 1)?;
+        let f2 = add(&syncobj, 2)?;
+        let f3 = add(&syncobj, 3)?;
         assert_eq!(syncobj.last_point(), 3);
         assert!(not_submitted(&syncobj, 4));
         assert!(not_submitted(&syncobj, u64::MAX));
@@ -486,7 +488,7 @@ mod tests {
         assert_eq!(syncobj.last_point(), 3);
 
         // The timeline goes on.
-        let f4 = add(&ctx, &syncobj, 4)?;
+        let f4 = add(&syncobj, 4)?;
         let p4 = submitted(&syncobj, 4)?;
         assert!(!p4.is_signaled());
         assert!(submitted(&syncobj, 3)?.is_signaled());
@@ -497,12 +499,11 @@ mod tests {
 
     #[test]
     fn timeline_gaps_and_u64_points() -> Result {
-        let ctx = FenceContext::new(DRIVER, TIMELINE);
         let syncobj = SyncObj::new(false, None)?;
         let high = 1u64 << 40;
-        let f2 = add(&ctx, &syncobj, 2)?;
-        let f5 = add(&ctx, &syncobj, 5)?;
-        let fh = add(&ctx, &syncobj, high)?;
+        let f2 = add(&syncobj, 2)?;
+        let f5 = add(&syncobj, 5)?;
+        let fh = add(&syncobj, high)?;
         assert_eq!(syncobj.last_point(), high);
 
         // Point 1 is reached with point 2, points 3 and 4 with point 5.
@@ -539,7 +540,7 @@ mod tests {
 
         // Timeline in use: point 0 is rejected.
         let timeline = SyncObj::new(false, None)?;
-        let df = add(&ctx, &timeline, 1)?;
+        let df = add(&timeline, 1)?;
         assert_eq!(timeline.fence_at(0).err(), Some(EINVAL));
         df.signal();
         assert_eq!(timeline.fence_at(0).err(), Some(EINVAL));
@@ -584,7 +585,7 @@ mod tests {
         // A timeline point is reached when its fence signals with an error, but the chain node
         // does not carry the error (see `SyncObj::fence_at`).
         let timeline = SyncObj::new(false, None)?;
-        let df = add(&ctx, &timeline, 1)?;
+        let df = add(&timeline, 1)?;
         let point = submitted(&timeline, 1)?;
         df.signal_with_error(EIO);
         assert!(point.is_signaled());
@@ -594,10 +595,9 @@ mod tests {
 
     #[test]
     fn fence_outlives_syncobj() -> Result {
-        let ctx = FenceContext::new(DRIVER, TIMELINE);
         let syncobj = SyncObj::new(false, None)?;
-        let df1 = add(&ctx, &syncobj, 1)?;
-        let df2 = add(&ctx, &syncobj, 2)?;
+        let df1 = add(&syncobj, 1)?;
+        let df2 = add(&syncobj, 2)?;
 
         // Another reference keeps the syncobj alive.
         let other = syncobj.clone();

@@ -3,19 +3,27 @@
 #
 # Build the x86_64 kernel from $TAS_TREE (base + series, see
 # tools/series.py assemble) and the TAS kselftests, boot them in QEMU (TCG)
-# with vkms and virtio-gpu present, and check the results.
+# with vkms and virtio-gpu present, and check the results. With drm/tas built
+# as a module (`make qemu-unload`: tools/qemu/module.config), the guest then
+# unloads and reloads it $TAS_UNLOAD_ROUNDS times (default 20) under load from
+# userspace/tas-stress: processes submitting graphs of 4096 nodes, killed or
+# closing their files while nodes run.
 #
 # Usage: tools/qemu-test.sh [--no-build] [--kunit[=GLOB]]
 #   --no-build     reuse the kernel and kselftests built last time
 #   --kunit[=GLOB] also run the built-in KUnit suites (matching GLOB) at boot;
 #                  by default the kernel boots with kunit.enable=0
 #
-# Prints the kselftest totals and a last line "N passed, N failed"; exits
+# Prints the kselftest and unload totals and a last line "N passed, N failed"
+# (kselftests and unload rounds); exits
 # non-zero on a failed, skipped or missing test, a hung guest, or a kernel
 # warning, BUG, oops, sanitizer or lockdep report. The console log is kept in
 # $TAS_OUT/x86/qemu-test.log.
 
 set -eu
+
+# The unload rounds come on top of the kselftests' time.
+: "${TAS_BOOT_TIMEOUT:=600}"
 
 # shellcheck source=tools/qemu/lib.sh
 . "$(dirname "$0")/qemu/lib.sh"
@@ -35,16 +43,23 @@ done
 if [ "$build" -eq 1 ]; then
 	tas_build_kernel
 	tas_build_kselftests $TARGETS
+	tas_build_user tas-stress
 fi
 [ -f "$TAS_BZIMAGE" ] || tas_die "no kernel in $TAS_BZIMAGE: run without --no-build"
 ksft=$TAS_KOUT/kselftest_install
 [ -x "$ksft/run_kselftest.sh" ] || tas_die "no kselftests in $ksft: run without --no-build"
 
+[ -x "$TAS_KOUT/userspace/tas-stress" ] || tas_die "no tas-stress: run without --no-build"
+unload_rounds=${TAS_UNLOAD_ROUNDS:-20}
 tas_initramfs kselftest "$TAS_QEMU_DIR/init-kselftest" \
-	"$TAS_QEMU_DIR/guest.sh:etc/tas/guest.sh" "$ksft:kselftest"
+	"$TAS_QEMU_DIR/guest.sh:etc/tas/guest.sh" "$ksft:kselftest" \
+	"$TAS_KOUT/userspace/tas-stress:bin/tas-stress"
+
 
 append="kunit.enable=0"
 [ -z "$kunit" ] || append="kunit.filter_glob=$kunit"
+# Unknown key=value words of the command line end up in init's environment.
+append="$append TAS_UNLOAD_ROUNDS=$unload_rounds"
 log=$TAS_KOUT/qemu-test.log
 rc=0
 tas_boot "$log" "$append" || rc=$?
@@ -72,6 +87,16 @@ failed=$((TAS_FAIL + TAS_SKIP + TAS_MISSING))
 [ "$TAS_SKIP" -eq 0 ] || tas_log "$TAS_SKIP skipped tests count as failed: the kernel is configured for them"
 [ "$TAS_MISSING" -eq 0 ] || tas_log "$TAS_MISSING tests did not report a result"
 [ "$failed" -eq 0 ] && [ "$TAS_PASS" -gt 0 ] || bad=1
+passed=$TAS_PASS
+
+if grep -q '^CONFIG_DRM_TAS=m' "$TAS_KOUT/.config"; then
+	sed -n '/^TAS-UNLOAD-START$/,/^TAS-UNLOAD-END$/p' "$log" | grep -E '^(not )?ok |^tas-stress'
+	tas_tap_totals "$log" TAS-UNLOAD-START TAS-UNLOAD-END
+	tas_log "module unload under load: $TAS_PASS of $unload_rounds rounds"
+	failed=$((failed + TAS_FAIL + TAS_SKIP + TAS_MISSING))
+	[ "$TAS_FAIL" -eq 0 ] && [ "$TAS_MISSING" -eq 0 ] && [ "$TAS_PASS" -eq "$unload_rounds" ] || bad=1
+	passed=$((passed + TAS_PASS))
+fi
 tas_log "console log in $log"
-echo "$TAS_PASS passed, $failed failed"
+echo "$passed passed, $failed failed"
 exit "$bad"

@@ -115,6 +115,12 @@ tas_build_kernel() {
 	tas_configure
 	tas_log "building bzImage (-j$TAS_JOBS)"
 	tas_logged "$TAS_KOUT/build.log" tas_kmake -j"$TAS_JOBS" bzImage
+	if grep -q '^CONFIG_DRM_TAS=m' "$TAS_KOUT/.config"; then
+		tas_log "building modules (-j$TAS_JOBS)"
+		tas_logged "$TAS_KOUT/modules.log" tas_kmake -j"$TAS_JOBS" modules
+	else
+		rm -f "$TAS_KOUT/drivers/gpu/drm/tas/tas.ko"
+	fi
 	tas_log "installing the uAPI headers"
 	tas_logged "$TAS_KOUT/headers.log" tas_kmake headers_install
 }
@@ -143,9 +149,10 @@ tas_build_user() {
 		tas_die "building userspace/$name failed"
 }
 
-# tas_initramfs NAME INIT [SRC:DST]...: pack busybox, the init script INIT
-# and the given files or directories (copied to DST in the image) into
-# $TAS_KOUT/NAME.cpio.gz.
+# tas_initramfs NAME INIT [SRC:DST]...: pack busybox, the init script INIT,
+# the tas module when the kernel has it as one (lib/modules/tas.ko, loaded by
+# the guest's setup) and the given files or directories (copied to DST in the
+# image) into $TAS_KOUT/NAME.cpio.gz.
 tas_initramfs() {
 	local name=$1 init=$2 root=$TAS_KOUT/initramfs-$1 bb spec
 
@@ -160,6 +167,10 @@ tas_initramfs() {
 	cp "$bb" "$root/bin/busybox"
 	ln -s busybox "$root/bin/sh"
 	install -m 755 "$init" "$root/init"
+	if [ -f "$TAS_KOUT/drivers/gpu/drm/tas/tas.ko" ]; then
+		mkdir -p "$root/lib/modules"
+		cp "$TAS_KOUT/drivers/gpu/drm/tas/tas.ko" "$root/lib/modules/tas.ko"
+	fi
 	for spec in "$@"; do
 		mkdir -p "$root/$(dirname "${spec#*:}")"
 		cp -a "${spec%%:*}" "$root/${spec#*:}"

@@ -1,0 +1,156 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Load for the module unload test: several processes submit large graphs to
+ * the tas render node, with the graph dispatcher and with the stock dispatch,
+ * and are then taken down while their nodes run: some are killed, the others
+ * close their file with graphs in flight and exit.
+ *
+ *   tas-stress PROCS NODES MSEC
+ *
+ * Each of PROCS processes submits graphs of NODES nodes (chains spread over
+ * the rings, with edges across rings) for MSEC milliseconds of wall time,
+ * then the parent kills every other process (SIGKILL) and tells the rest to
+ * close their file at once (SIGUSR1). Exits 0 when every process that was not
+ * killed submitted at least one graph and saw no error.
+ */
+#include <signal.h>
+#include <sys/wait.h>
+
+#include "tas_graphs.h"
+
+#define TAS_STRESS_RINGS	4
+#define TAS_STRESS_MAX_PROCS	16
+
+static volatile sig_atomic_t stop;
+
+static void on_usr1(int sig)
+{
+	(void)sig;
+	stop = 1;
+}
+
+/* Chains of nodes, one per ring, with an edge to the next ring every 8 nodes. */
+static int build(struct tas_graph *g, unsigned int nodes)
+{
+	unsigned int prev[TAS_STRESS_RINGS];
+	unsigned int i, ring;
+
+	if (tas_graph_init(g, nodes, 2 * nodes, TAS_STRESS_RINGS))
+		return -ENOMEM;
+	for (i = 0; i < nodes; i++) {
+		ring = i % TAS_STRESS_RINGS;
+		tas_graph_node(g, ring, 20000, "stress");
+		if (i >= TAS_STRESS_RINGS)
+			tas_graph_edge(g, prev[ring], i);
+		if (i % 8 == 7 && i >= TAS_STRESS_RINGS)
+			tas_graph_edge(g, prev[(ring + 1) % TAS_STRESS_RINGS], i);
+		prev[ring] = i;
+	}
+	return 0;
+}
+
+/*
+ * A client: submits until told to stop, with at most TAS_STRESS_IN_FLIGHT
+ * graphs in flight (each signals a syncobj that is waited for before it is
+ * used again), then closes its file with graphs in flight and exits.
+ */
+#define TAS_STRESS_IN_FLIGHT	4
+
+static int client(unsigned int nodes, int index)
+{
+	__u32 done[TAS_STRESS_IN_FLIGHT];
+	unsigned long submitted = 0;
+	struct tas_graph g;
+	char path[512];
+	unsigned int slot;
+	__u32 flags;
+	int fd, ret;
+
+	signal(SIGUSR1, on_usr1);
+	fd = tas_open_render(path, sizeof(path));
+	if (fd < 0 || build(&g, nodes))
+		return 2;
+	for (slot = 0; slot < TAS_STRESS_IN_FLIGHT; slot++)
+		if (tas_new_syncobj(fd, &done[slot]))
+			return 2;
+	while (!stop) {
+		slot = submitted % TAS_STRESS_IN_FLIGHT;
+		if (submitted >= TAS_STRESS_IN_FLIGHT) {
+			ret = tas_wait_syncobj(fd, done[slot], 0, 60);
+			if (ret == -EINTR || stop)
+				break;
+			if (ret) {
+				fprintf(stderr, "tas-stress: client %d: wait: %s\n", index,
+					strerror(-ret));
+				return 3;
+			}
+		}
+		/* Every third graph of odd clients takes the stock dispatch. */
+		flags = (index & 1) && submitted % 3 == 0 ? DRM_TAS_SUBMIT_FIFO : 0;
+		ret = tas_graph_submit(fd, &g, flags, done[slot], NULL);
+		if (ret) {
+			fprintf(stderr, "tas-stress: client %d: submit: %s\n", index,
+				strerror(-ret));
+			return 3;
+		}
+		submitted++;
+	}
+	/* Graphs are still in flight: closing the file cancels what has not run. */
+	close(fd);
+	tas_graph_free(&g);
+	return submitted ? 0 : 5;
+}
+
+int main(int argc, char **argv)
+{
+	pid_t pids[TAS_STRESS_MAX_PROCS];
+	unsigned int procs, nodes, msec, i;
+	int status, bad = 0, killed = 0;
+
+	if (argc != 4) {
+		fprintf(stderr, "usage: %s PROCS NODES MSEC\n", argv[0]);
+		return 2;
+	}
+	procs = strtoul(argv[1], NULL, 0);
+	nodes = strtoul(argv[2], NULL, 0);
+	msec = strtoul(argv[3], NULL, 0);
+	if (!procs || procs > TAS_STRESS_MAX_PROCS || !nodes) {
+		fprintf(stderr, "tas-stress: 1-%d processes, at least one node\n",
+			TAS_STRESS_MAX_PROCS);
+		return 2;
+	}
+	for (i = 0; i < procs; i++) {
+		pids[i] = fork();
+		if (pids[i] < 0) {
+			perror("tas-stress: fork");
+			return 1;
+		}
+		if (!pids[i])
+			_exit(client(nodes, i));
+	}
+	usleep(msec * 1000);
+	for (i = 0; i < procs; i++) {
+		if (i % 2 == 0) {
+			kill(pids[i], SIGKILL);
+			killed++;
+		} else {
+			kill(pids[i], SIGUSR1);
+		}
+	}
+	for (i = 0; i < procs; i++) {
+		if (waitpid(pids[i], &status, 0) < 0) {
+			perror("tas-stress: waitpid");
+			return 1;
+		}
+		if (i % 2 == 0) {
+			if (!WIFSIGNALED(status) && !(WIFEXITED(status) && !WEXITSTATUS(status)))
+				bad++;
+		} else if (!WIFEXITED(status) || WEXITSTATUS(status)) {
+			fprintf(stderr, "tas-stress: client %u failed (status %#x)\n", i, status);
+			bad++;
+		}
+	}
+	printf("tas-stress: %u clients (%d killed), %u nodes per graph, %s\n", procs, killed,
+	       nodes, bad ? "FAILED" : "ok");
+	return bad ? 1 : 0;
+}
