@@ -616,11 +616,7 @@ impl Ring {
             pin_init!(Self {
                 index,
                 sched,
-                ctx: [
-                    FenceContext::new(c"tas", name),
-                    FenceContext::new(c"tas", name),
-                    FenceContext::new(c"tas", name),
-                ],
+                ctx: core::array::from_fn(|_| FenceContext::new(c"tas", name)),
                 fifo <- new_spinlock!(fifo),
                 work <- new_work!("tas::Ring::work"),
             }),

@@ -636,7 +636,6 @@ fn push_fifo(
             GFP_KERNEL,
         )?;
     }
-    let mut queued: KVec<Arc<NodeExec>> = KVec::with_capacity(n, GFP_KERNEL)?;
     for &v in plan.topo_order() {
         let v = v as usize;
         let ring = nodes[v].ring as usize;
@@ -675,7 +674,6 @@ fn push_fifo(
         for dep in exec.deps() {
             job.add_dependency(dep.clone())?;
         }
-        queued.push(exec.clone(), GFP_KERNEL)?;
         let fence = job.push().finished;
         for &w in plan.succ(v as u32) {
             pred_fences[w as usize].push((v as u32, fence.clone()), GFP_KERNEL)?;
@@ -722,8 +720,8 @@ fn push_fifo(
     // Point of no return: nothing below fails.
     let now = now_ns();
     record.queued_ns = now;
-    for exec in queued.iter() {
-        exec.queued_ns.store(now, Relaxed);
+    for node in record.nodes.iter() {
+        node.exec.queued_ns.store(now, Relaxed);
     }
     gate.signal();
     Ok((record, node_fences, graph_fence))
