@@ -8,7 +8,7 @@ SHELL := /bin/bash
 PY := $${TAS_CACHE:-$${XDG_CACHE_HOME:-$$HOME/.cache}/tas}/tools/venv/bin/python
 
 .PHONY: all setup series series-check checkpatch rustfmtcheck clippy kernel-doc \
-	bisect kunit kunit-debug qemu-test qemu-unload check demo bench bench-trace
+	bisect kunit kunit-debug qemu-test qemu-kasan qemu-unload check demo bench bench-trace
 
 all: check
 
@@ -46,12 +46,17 @@ kunit-debug:
 qemu-test:
 	tools/qemu-test.sh
 
-# The kselftests on a kernel with drm/tas as a module, then $(ROUNDS) rounds of
-# load / tas-stress / unload (own build directory, not part of make check).
+# The Rust KUnit suites, the kselftests and $(ROUNDS) rounds of module load /
+# tas-stress / unload on x86_64 with KASAN, kmemleak and UBSAN (own build
+# directory, x86-kasan); qemu-test does the same under lockdep.
 ROUNDS ?= 20
+qemu-kasan:
+	TAS_KOUT_NAME=x86-kasan TAS_KCONFIG_EXTRA=$(CURDIR)/tools/qemu/kasan.config \
+		TAS_UNLOAD_ROUNDS=$(ROUNDS) tools/qemu-test.sh --kunit='rust_*'
+
+# Only the module unload rounds' count changed: make qemu-unload ROUNDS=100.
 qemu-unload:
-	TAS_KOUT_NAME=x86-mod TAS_KCONFIG_EXTRA=$(CURDIR)/tools/qemu/module.config \
-		TAS_UNLOAD_ROUNDS=$(ROUNDS) tools/qemu-test.sh
+	TAS_UNLOAD_ROUNDS=$(ROUNDS) tools/qemu-test.sh
 
 # Benchmarks of the graph dispatcher in QEMU, writing bench/results.json.
 bench:

@@ -3,7 +3,8 @@
 #
 # make check: everything that tests the series, from a bare Debian machine.
 #   setup, series-check, kunit and kunit-debug (UML), checkpatch (+ rustfmt, kernel-doc,
-#   clippy), bisect, qemu-test (x86_64 under TCG)
+#   clippy), qemu-test (x86_64 under TCG, lockdep), qemu-kasan (KASAN, kmemleak),
+#   bisect
 # Every step runs even when an earlier one failed; the summary names each
 # step's result and time, and the last line totals the test cases.
 set -uo pipefail
@@ -56,6 +57,11 @@ step checkpatch tools/checkpatch.sh
 # The Rust KUnit suites run at boot, under lockdep, before the selftests.
 step qemu-test tools/qemu-test.sh --kunit='rust_*'
 count qemu-test
+# The same on a kernel with KASAN, kmemleak and UBSAN instead of lockdep.
+step qemu-kasan env TAS_KOUT_NAME=x86-kasan \
+	TAS_KCONFIG_EXTRA="$TAS_ROOT/tools/qemu/kasan.config" \
+	tools/qemu-test.sh --kunit='rust_*'
+count qemu-kasan
 step bisect tools/bisect.sh
 
 echo

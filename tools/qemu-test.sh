@@ -3,11 +3,12 @@
 #
 # Build the x86_64 kernel from $TAS_TREE (base + series, see
 # tools/series.py assemble) and the TAS kselftests, boot them in QEMU (TCG)
-# with vkms and virtio-gpu present, and check the results. With drm/tas built
-# as a module (`make qemu-unload`: tools/qemu/module.config), the guest then
-# unloads and reloads it $TAS_UNLOAD_ROUNDS times (default 20) under load from
+# with vkms and virtio-gpu present, and check the results. drm/tas is a module
+# (tools/qemu/tas.config): after the kselftests the guest unloads and reloads
+# it $TAS_UNLOAD_ROUNDS times (default 20) under load from
 # userspace/tas-stress: processes submitting graphs of 4096 nodes, killed or
-# closing their files while nodes run.
+# closing their files while nodes run. On a kernel with kmemleak
+# (tools/qemu/kasan.config) it then scans for leaks; any report fails the run.
 #
 # Usage: tools/qemu-test.sh [--no-build] [--kunit[=GLOB]]
 #   --no-build     reuse the kernel and kselftests built last time
@@ -17,8 +18,8 @@
 # Prints the kselftest and unload totals and a last line "N passed, N failed"
 # (kselftests and unload rounds); exits
 # non-zero on a failed, skipped or missing test, a hung guest, or a kernel
-# warning, BUG, oops, sanitizer or lockdep report. The console log is kept in
-# $TAS_OUT/x86/qemu-test.log.
+# warning, BUG, oops, sanitizer, kmemleak or lockdep report. The console log is
+# kept in $TAS_OUT/x86/qemu-test.log ($TAS_KOUT_NAME instead of x86 if set).
 
 set -eu
 

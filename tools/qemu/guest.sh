@@ -18,6 +18,8 @@ tas_guest_setup() {
 	mount -t tracefs tracefs /sys/kernel/tracing
 	echo "TAS-GUEST: $(uname -r), cmdline: $(cat /proc/cmdline)"
 	tas_load_module || echo "TAS-GUEST: loading tas.ko failed"
+	# Leaks are counted from here on, not those of the boot.
+	[ ! -w /sys/kernel/debug/kmemleak ] || echo clear >/sys/kernel/debug/kmemleak
 	ls -l /dev/dri/ 2>&1 | sed 's/^/TAS-GUEST: /'
 }
 
@@ -64,6 +66,21 @@ tas_unload_rounds() {
 		fi
 		echo "ok $n unload round $n"
 	done
+}
+
+# Where the kernel has kmemleak: scan for leaks made since tas_guest_setup and
+# print what it found between TAS-KMEMLEAK-START and TAS-KMEMLEAK-END. An
+# object is reported only once it is a few seconds old and unreferenced in
+# two scans, hence the wait and the second scan.
+tas_kmemleak_report() {
+	k=/sys/kernel/debug/kmemleak
+	[ -w "$k" ] || return 0
+	echo scan >"$k"
+	sleep 6
+	echo scan >"$k"
+	echo "TAS-KMEMLEAK-START"
+	cat "$k"
+	echo "TAS-KMEMLEAK-END"
 }
 
 # Print the result marker the host looks for and power off; QEMU runs with
