@@ -51,7 +51,7 @@ qemu-test:
 # directory, x86-kasan); qemu-test does the same under lockdep.
 ROUNDS ?= 20
 qemu-kasan:
-	TAS_KOUT_NAME=x86-kasan TAS_KCONFIG_EXTRA=$(CURDIR)/tools/qemu/kasan.config \
+	TAS_KOUT_NAME=x86-kasan TAS_BOOT_TIMEOUT=1200 TAS_KCONFIG_EXTRA=$(CURDIR)/tools/qemu/kasan.config \
 		TAS_UNLOAD_ROUNDS=$(ROUNDS) tools/qemu-test.sh --kunit='rust_*'
 
 # Only the module unload rounds' count changed: make qemu-unload ROUNDS=100.

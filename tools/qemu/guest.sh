@@ -18,8 +18,6 @@ tas_guest_setup() {
 	mount -t tracefs tracefs /sys/kernel/tracing
 	echo "TAS-GUEST: $(uname -r), cmdline: $(cat /proc/cmdline)"
 	tas_load_module || echo "TAS-GUEST: loading tas.ko failed"
-	# Leaks are counted from here on, not those of the boot.
-	[ ! -w /sys/kernel/debug/kmemleak ] || echo clear >/sys/kernel/debug/kmemleak
 	ls -l /dev/dri/ 2>&1 | sed 's/^/TAS-GUEST: /'
 }
 
@@ -68,10 +66,10 @@ tas_unload_rounds() {
 	done
 }
 
-# Where the kernel has kmemleak: scan for leaks made since tas_guest_setup and
-# print what it found between TAS-KMEMLEAK-START and TAS-KMEMLEAK-END. An
-# object is reported only once it is a few seconds old and unreferenced in
-# two scans, hence the wait and the second scan.
+# Where the kernel has kmemleak: scan for leaks (those of the KUnit suites run
+# at boot included) and print what it found between TAS-KMEMLEAK-START and
+# TAS-KMEMLEAK-END. An object is reported only once it is a few seconds old
+# and unreferenced in two scans, hence the wait and the second scan.
 tas_kmemleak_report() {
 	k=/sys/kernel/debug/kmemleak
 	[ -w "$k" ] || return 0

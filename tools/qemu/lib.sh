@@ -206,7 +206,7 @@ tas_boot() {
 tas_check_kernel_log() {
 	local log=$1 hits
 
-	hits=$(grep -nE 'WARNING:|BUG:|Oops|KASAN|UBSAN|possible circular locking|Call Trace|Kernel panic|kernel BUG|unreferenced object|memory leak' "$log" || true)
+	hits=$(grep -nE 'WARNING:|BUG:|Oops|KASAN|UBSAN|possible circular locking|Call Trace|Kernel panic|kernel BUG|unreferenced object|suspected memory leak' "$log" || true)
 	if [ -n "$hits" ]; then
 		tas_log "kernel problems in $log:"
 		printf '%s\n' "$hits" | head -n 40 >&2
