@@ -54,7 +54,7 @@ qemu-kasan:
 	TAS_KOUT_NAME=x86-kasan TAS_BOOT_TIMEOUT=1200 TAS_KCONFIG_EXTRA=$(CURDIR)/tools/qemu/kasan.config \
 		TAS_UNLOAD_ROUNDS=$(ROUNDS) tools/qemu-test.sh --kunit='rust_*'
 
-# Only the module unload rounds' count changed: make qemu-unload ROUNDS=100.
+# qemu-test with another number of module unload rounds: make qemu-unload ROUNDS=100.
 qemu-unload:
 	TAS_UNLOAD_ROUNDS=$(ROUNDS) tools/qemu-test.sh
 
