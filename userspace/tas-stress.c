@@ -10,8 +10,11 @@
  * Each of PROCS processes submits graphs of NODES nodes (chains spread over
  * the rings, with edges across rings) for MSEC milliseconds of wall time,
  * then the parent kills every other process (SIGKILL) and tells the rest to
- * close their file at once (SIGUSR1). Exits 0 when every process that was not
- * killed submitted at least one graph and saw no error.
+ * close their file at once (SIGUSR1). Processes 2 and 3 of every 4 launch a
+ * template instead (acc += ones on one ring, then a copy of acc on another,
+ * in one buffer), up to 64 launches in flight, each waiting for the previous
+ * one on a timeline. Exits 0 when every process that was not killed
+ * submitted at least one graph and saw no error.
  */
 #include <signal.h>
 #include <sys/wait.h>
@@ -47,6 +50,115 @@ static int build(struct tas_graph *g, unsigned int nodes)
 		prev[ring] = i;
 	}
 	return 0;
+}
+
+#define TAS_STRESS_WORDS	1024
+#define TAS_STRESS_TPL_IN_FLIGHT	64
+
+static void buf(struct drm_tas_buf *b, __u32 handle, __u64 offset, __u64 size)
+{
+	b->handle = handle;
+	b->offset = offset;
+	b->size = size;
+}
+
+/* The template of the template clients: acc += ones, then copy = acc. */
+static int template_create(int fd, __u32 *handle)
+{
+	const __u64 range = TAS_STRESS_WORDS * sizeof(__u32);
+	struct drm_tas_template_create create = { 0 };
+	struct drm_tas_bo_create bo = { 0 };
+	struct drm_tas_node nodes[2];
+	struct drm_tas_edge edge = { 0 };
+
+	bo.size = 3 * range;
+	if (ioctl(fd, DRM_IOCTL_TAS_BO_CREATE, &bo))
+		return -errno;
+	memset(nodes, 0, sizeof(nodes));
+	nodes[0].ring = 0;
+	nodes[0].op = DRM_TAS_OP_ADD;
+	nodes[0].duration_ns = 20000;
+	buf(&nodes[0].dst, bo.handle, 0, range);
+	buf(&nodes[0].src[0], bo.handle, 0, range);
+	buf(&nodes[0].src[1], bo.handle, range, range);
+	nodes[1].ring = 1;
+	nodes[1].op = DRM_TAS_OP_COPY;
+	nodes[1].duration_ns = 20000;
+	buf(&nodes[1].dst, bo.handle, 2 * range, range);
+	buf(&nodes[1].src[0], bo.handle, 0, range);
+	edge.from = 0;
+	edge.to = 1;
+	create.nodes.ptr = (__u64)(uintptr_t)nodes;
+	create.nodes.count = 2;
+	create.nodes.stride = sizeof(nodes[0]);
+	create.edges.ptr = (__u64)(uintptr_t)&edge;
+	create.edges.count = 1;
+	create.edges.stride = sizeof(edge);
+	if (ioctl(fd, DRM_IOCTL_TAS_TEMPLATE_CREATE, &create))
+		return -errno;
+	*handle = create.handle;
+	return 0;
+}
+
+/* Launch @n of the template waits for point @n of @timeline and signals n + 1. */
+static int template_launch(int fd, __u32 handle, __u32 timeline, __u64 n)
+{
+	struct drm_tas_template_launch launch = { 0 };
+	struct drm_tas_sync wait = { 0 }, signal = { 0 };
+
+	launch.handle = handle;
+	if (n) {
+		wait.handle = timeline;
+		wait.node = DRM_TAS_NODE_GRAPH;
+		wait.point = n;
+		launch.waits.ptr = (__u64)(uintptr_t)&wait;
+		launch.waits.count = 1;
+		launch.waits.stride = sizeof(wait);
+	}
+	signal.handle = timeline;
+	signal.node = DRM_TAS_NODE_GRAPH;
+	signal.point = n + 1;
+	launch.signals.ptr = (__u64)(uintptr_t)&signal;
+	launch.signals.count = 1;
+	launch.signals.stride = sizeof(signal);
+	return ioctl(fd, DRM_IOCTL_TAS_TEMPLATE_LAUNCH, &launch) ? -errno : 0;
+}
+
+/* A template client: launches until told to stop, then closes its file. */
+static int template_client(int index)
+{
+	unsigned long launched = 0;
+	__u32 handle = 0, timeline = 0;
+	char path[512];
+	int fd, ret;
+
+	signal(SIGUSR1, on_usr1);
+	fd = tas_open_render(path, sizeof(path));
+	if (fd < 0 || template_create(fd, &handle) || tas_new_syncobj(fd, &timeline))
+		return 2;
+	while (!stop) {
+		if (launched >= TAS_STRESS_TPL_IN_FLIGHT) {
+			ret = tas_wait_syncobj(fd, timeline,
+					       launched - TAS_STRESS_TPL_IN_FLIGHT + 1, 60);
+			if (ret == -EINTR || stop)
+				break;
+			if (ret) {
+				fprintf(stderr, "tas-stress: client %d: wait: %s\n", index,
+					strerror(-ret));
+				return 3;
+			}
+		}
+		ret = template_launch(fd, handle, timeline, launched);
+		if (ret) {
+			fprintf(stderr, "tas-stress: client %d: launch: %s\n", index,
+				strerror(-ret));
+			return 3;
+		}
+		launched++;
+	}
+	/* Launches are still in flight: the file goes with the template. */
+	close(fd);
+	return launched ? 0 : 5;
 }
 
 /*
@@ -126,7 +238,7 @@ int main(int argc, char **argv)
 			return 1;
 		}
 		if (!pids[i])
-			_exit(client(nodes, i));
+			_exit(i % 4 >= 2 ? template_client(i) : client(nodes, i));
 	}
 	usleep(msec * 1000);
 	for (i = 0; i < procs; i++) {
