@@ -6,8 +6,8 @@
 # with vkms and virtio-gpu present, and check the results. drm/tas is a module
 # (tools/qemu/tas.config): after the kselftests the guest unloads and reloads
 # it $TAS_UNLOAD_ROUNDS times (default 20) under load from
-# userspace/tas-stress: processes submitting graphs of 4096 nodes, killed or
-# closing their files while nodes run. On a kernel with kmemleak
+# userspace/tas-stress: processes submitting graphs of 4096 nodes or launching
+# a template, killed or closing their files while nodes run. On a kernel with kmemleak
 # (tools/qemu/kasan.config) it then scans for leaks; any report fails the run.
 #
 # Usage: tools/qemu-test.sh [--no-build] [--kunit[=GLOB]]
