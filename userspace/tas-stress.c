@@ -52,6 +52,18 @@ static int build(struct tas_graph *g, unsigned int nodes)
 	return 0;
 }
 
+/* Waits for @point of @handle: 0 when done, 1 when told to stop meanwhile, -1 on error. */
+static int wait_or_stop(int fd, __u32 handle, __u64 point, int index)
+{
+	int ret = tas_wait_syncobj(fd, handle, point, 60);
+
+	if (ret == -EINTR || stop)
+		return 1;
+	if (ret)
+		fprintf(stderr, "tas-stress: client %d: wait: %s\n", index, strerror(-ret));
+	return ret ? -1 : 0;
+}
+
 #define TAS_STRESS_WORDS	1024
 #define TAS_STRESS_TPL_IN_FLIGHT	64
 
@@ -138,15 +150,12 @@ static int template_client(int index)
 		return 2;
 	while (!stop) {
 		if (launched >= TAS_STRESS_TPL_IN_FLIGHT) {
-			ret = tas_wait_syncobj(fd, timeline,
-					       launched - TAS_STRESS_TPL_IN_FLIGHT + 1, 60);
-			if (ret == -EINTR || stop)
+			ret = wait_or_stop(fd, timeline, launched - TAS_STRESS_TPL_IN_FLIGHT + 1,
+					   index);
+			if (ret > 0)
 				break;
-			if (ret) {
-				fprintf(stderr, "tas-stress: client %d: wait: %s\n", index,
-					strerror(-ret));
+			if (ret)
 				return 3;
-			}
 		}
 		ret = template_launch(fd, handle, timeline, launched);
 		if (ret) {
@@ -188,14 +197,11 @@ static int client(unsigned int nodes, int index)
 	while (!stop) {
 		slot = submitted % TAS_STRESS_IN_FLIGHT;
 		if (submitted >= TAS_STRESS_IN_FLIGHT) {
-			ret = tas_wait_syncobj(fd, done[slot], 0, 60);
-			if (ret == -EINTR || stop)
+			ret = wait_or_stop(fd, done[slot], 0, index);
+			if (ret > 0)
 				break;
-			if (ret) {
-				fprintf(stderr, "tas-stress: client %d: wait: %s\n", index,
-					strerror(-ret));
+			if (ret)
 				return 3;
-			}
 		}
 		/* Every third graph of odd clients takes the stock dispatch. */
 		flags = (index & 1) && submitted % 3 == 0 ? DRM_TAS_SUBMIT_FIFO : 0;
