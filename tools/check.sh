@@ -59,7 +59,7 @@ step checkpatch tools/checkpatch.sh
 step qemu-test env TAS_UNLOAD_ROUNDS=20 tools/qemu-test.sh --kunit='rust_*'
 count qemu-test
 # The same on a kernel with KASAN, kmemleak and UBSAN instead of lockdep,
-# with 20 unload rounds (about 6 s each under KASAN) and a kmemleak scan.
+# with 20 unload rounds (about 4.5 s each under KASAN) and a kmemleak scan.
 # (The Makefile's target holds its build directory, fragment and timeout.)
 step qemu-kasan make -s qemu-kasan ROUNDS=20
 count qemu-kasan
