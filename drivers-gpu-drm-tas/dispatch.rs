@@ -772,7 +772,6 @@ impl Dispatcher {
                 out.signal_with_error(ESRCH);
             }
         }
-        // SAFETY: `self.work` is an initialised work item that lives as long as `self`.
-        unsafe { kernel::bindings::flush_work(Work::raw_get(&self.work)) };
+        self.work.flush();
     }
 }

@@ -16,7 +16,7 @@
 use core::ptr;
 
 use kernel::{
-    bindings, device,
+    device,
     dma_fence::{
         DriverFence,
         Fence,
@@ -49,7 +49,9 @@ use kernel::{
     },
     time::{
         delay::fsleep,
-        Delta, //
+        Delta,
+        Instant,
+        Monotonic, //
     },
     workqueue::{
         self,
@@ -102,9 +104,8 @@ const RING_NAMES: [&CStr; crate::driver::MAX_RINGS as usize] = [
 
 /// The current `CLOCK_MONOTONIC` time in nanoseconds, the clock of fence timestamps.
 pub(crate) fn now_ns() -> u64 {
-    // SAFETY: `ktime_get()` has no preconditions.
-    let t = unsafe { bindings::ktime_get() };
-    u64::try_from(t).unwrap_or(0)
+    // Never negative (an invariant of `Instant`).
+    u64::try_from(Instant::<Monotonic>::now().as_nanos()).unwrap_or(0)
 }
 
 /// A byte range of a buffer, mapped for the CPU that plays the ring.
@@ -752,8 +753,7 @@ impl Ring {
     /// The work item runs driver code after the fence of its last node has signalled; the device
     /// waits for it before its data, and the module's code, can go away.
     pub(crate) fn flush(&self) {
-        // SAFETY: `self.work` is an initialised work item that lives as long as `self`.
-        unsafe { bindings::flush_work(Work::raw_get(&self.work)) };
+        self.work.flush();
     }
 
     fn remove(&self, node: &Arc<NodeExec>) {

@@ -14,7 +14,6 @@
 //! they complete normally.
 
 use kernel::{
-    bindings,
     drm::sched::{
         graph::Plan,
         Entity, //
@@ -171,7 +170,6 @@ impl Template {
 
     /// Waits until the work item is idle; it runs driver code.
     pub(crate) fn flush(&self) {
-        // SAFETY: `self.work` is an initialised work item that lives as long as `self`.
-        unsafe { bindings::flush_work(Work::raw_get(&self.work)) };
+        self.work.flush();
     }
 }
