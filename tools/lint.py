@@ -9,8 +9,9 @@
                history the base lacks: UNKNOWN_COMMIT_ID (the base is
                Debian's source tree in one commit, so checkpatch cannot look
                up the id of a Fixes: tag; it still checks the tag's form).
-               New files must be covered by a MAINTAINERS entry (get_maintainer.pl), which is why checkpatch's
-               generic FILE_PATH_CHANGES reminder is not needed.
+               New files must be covered by a MAINTAINERS entry
+               (get_maintainer.pl), which is why checkpatch's generic
+               FILE_PATH_CHANGES reminder is not needed.
   rustfmt      rustfmt --check with the kernel's .rustfmt.toml on our .rs files
   kernel-doc   scripts/kernel-doc -none -Wall on our C sources and headers: no
                warning that the base does not already have

@@ -331,12 +331,11 @@ static __u64 empty_ioctl_p50(int fd, int cold)
  */
 static int template_launch_p50(int fd, unsigned int n, __u64 *p50)
 {
-	struct drm_tas_template_create create = { 0 };
 	struct drm_tas_template_destroy destroy = { 0 };
 	__u64 t[21], taken[21], ready[21], rest[21];
 	unsigned int i, started_before_return = 0;
 	struct drm_tas_node_info *info;
-	__u32 syncobj = 0;
+	__u32 syncobj = 0, handle = 0;
 	struct tas_graph g;
 	int ret;
 
@@ -350,15 +349,7 @@ static int template_launch_p50(int fd, unsigned int n, __u64 *p50)
 		if (i)
 			tas_graph_edge(&g, i - 1, i);
 	}
-	create.nodes.ptr = (__u64)(uintptr_t)g.nodes;
-	create.nodes.count = g.n;
-	create.nodes.stride = sizeof(g.nodes[0]);
-	if (g.e) {
-		create.edges.ptr = (__u64)(uintptr_t)g.edges;
-		create.edges.count = g.e;
-		create.edges.stride = sizeof(g.edges[0]);
-	}
-	ret = ioctl(fd, DRM_IOCTL_TAS_TEMPLATE_CREATE, &create) ? -errno : 0;
+	ret = tas_template_create(fd, &g, &handle);
 	tas_graph_free(&g);
 	if (!ret)
 		ret = tas_new_syncobj(fd, &syncobj);
@@ -370,7 +361,7 @@ static int template_launch_p50(int fd, unsigned int n, __u64 *p50)
 		usleep(50000);
 		sig.handle = syncobj;
 		sig.node = DRM_TAS_NODE_GRAPH;
-		launch.handle = create.handle;
+		launch.handle = handle;
 		launch.signals.ptr = (__u64)(uintptr_t)&sig;
 		launch.signals.count = 1;
 		launch.signals.stride = sizeof(sig);
@@ -392,7 +383,7 @@ static int template_launch_p50(int fd, unsigned int n, __u64 *p50)
 	free(info);
 	if (ret)
 		return ret;
-	destroy.handle = create.handle;
+	destroy.handle = handle;
 	ioctl(fd, DRM_IOCTL_TAS_TEMPLATE_DESTROY, &destroy);
 	*p50 = percentile(t, 21, 50);
 	printf("  template launch, %u nodes: p50 %.2f us = instance %.2f us + to first node ready %.2f us + rest %.2f us (medians); first node started before the ioctl returned in %u of 21\n",

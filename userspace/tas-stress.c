@@ -78,38 +78,29 @@ static void buf(struct drm_tas_buf *b, __u32 handle, __u64 offset, __u64 size)
 static int template_create(int fd, __u32 *handle)
 {
 	const __u64 range = TAS_STRESS_WORDS * sizeof(__u32);
-	struct drm_tas_template_create create = { 0 };
 	struct drm_tas_bo_create bo = { 0 };
-	struct drm_tas_node nodes[2];
-	struct drm_tas_edge edge = { 0 };
+	struct drm_tas_node *add, *copy;
+	struct tas_graph g;
+	int ret;
 
 	bo.size = 3 * range;
 	if (ioctl(fd, DRM_IOCTL_TAS_BO_CREATE, &bo))
 		return -errno;
-	memset(nodes, 0, sizeof(nodes));
-	nodes[0].ring = 0;
-	nodes[0].op = DRM_TAS_OP_ADD;
-	nodes[0].duration_ns = 20000;
-	buf(&nodes[0].dst, bo.handle, 0, range);
-	buf(&nodes[0].src[0], bo.handle, 0, range);
-	buf(&nodes[0].src[1], bo.handle, range, range);
-	nodes[1].ring = 1;
-	nodes[1].op = DRM_TAS_OP_COPY;
-	nodes[1].duration_ns = 20000;
-	buf(&nodes[1].dst, bo.handle, 2 * range, range);
-	buf(&nodes[1].src[0], bo.handle, 0, range);
-	edge.from = 0;
-	edge.to = 1;
-	create.nodes.ptr = (__u64)(uintptr_t)nodes;
-	create.nodes.count = 2;
-	create.nodes.stride = sizeof(nodes[0]);
-	create.edges.ptr = (__u64)(uintptr_t)&edge;
-	create.edges.count = 1;
-	create.edges.stride = sizeof(edge);
-	if (ioctl(fd, DRM_IOCTL_TAS_TEMPLATE_CREATE, &create))
-		return -errno;
-	*handle = create.handle;
-	return 0;
+	if (tas_graph_init(&g, 2, 1, 2))
+		return -ENOMEM;
+	add = &g.nodes[tas_graph_node(&g, 0, 20000, "add")];
+	add->op = DRM_TAS_OP_ADD;
+	buf(&add->dst, bo.handle, 0, range);
+	buf(&add->src[0], bo.handle, 0, range);
+	buf(&add->src[1], bo.handle, range, range);
+	copy = &g.nodes[tas_graph_node(&g, 1, 20000, "copy")];
+	copy->op = DRM_TAS_OP_COPY;
+	buf(&copy->dst, bo.handle, 2 * range, range);
+	buf(&copy->src[0], bo.handle, 0, range);
+	tas_graph_edge(&g, 0, 1);
+	ret = tas_template_create(fd, &g, handle);
+	tas_graph_free(&g);
+	return ret;
 }
 
 /* Launch @n of the template waits for point @n of @timeline and signals n + 1. */

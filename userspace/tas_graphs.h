@@ -276,6 +276,26 @@ static inline int tas_graph_submit(int fd, const struct tas_graph *g,
 	return 0;
 }
 
+/* Creates a template of @g; writes its handle to @handle. */
+static inline int tas_template_create(int fd, const struct tas_graph *g,
+				      __u32 *handle)
+{
+	struct drm_tas_template_create create = { 0 };
+
+	create.nodes.ptr = (__u64)(uintptr_t)g->nodes;
+	create.nodes.count = g->n;
+	create.nodes.stride = sizeof(g->nodes[0]);
+	if (g->e) {
+		create.edges.ptr = (__u64)(uintptr_t)g->edges;
+		create.edges.count = g->e;
+		create.edges.stride = sizeof(g->edges[0]);
+	}
+	if (ioctl(fd, DRM_IOCTL_TAS_TEMPLATE_CREATE, &create))
+		return -errno;
+	*handle = create.handle;
+	return 0;
+}
+
 /*
  * Opens the first render node of the tas driver (other DRM drivers, such as
  * vkms or virtio-gpu, may own lower minors) and writes its path to @path.
