@@ -250,22 +250,14 @@ static int bench_submit(int fd)
 	for (i = 0; i < 1000; i++) {
 		memset(&submit, 0, sizeof(submit));
 		memset(sync, 0, sizeof(sync));
-		submit.nodes.ptr = (__u64)(uintptr_t)&node;
-		submit.nodes.count = 1;
-		submit.nodes.stride = sizeof(node);
 		sync[0].handle = timeline;
 		sync[0].node = DRM_TAS_NODE_GRAPH;
 		sync[0].point = i + 1;
 		sync[1] = sync[0];
 		sync[1].point = i;
-		submit.signals.ptr = (__u64)(uintptr_t)&sync[0];
-		submit.signals.count = 1;
-		submit.signals.stride = sizeof(sync[0]);
-		if (i) {
-			submit.waits.ptr = (__u64)(uintptr_t)&sync[1];
-			submit.waits.count = 1;
-			submit.waits.stride = sizeof(sync[1]);
-		}
+		submit.nodes = tas_array(&node, 1, sizeof(node));
+		submit.signals = tas_array(&sync[0], 1, sizeof(sync[0]));
+		submit.waits = tas_array(&sync[1], i ? 1 : 0, sizeof(sync[1]));
 		while (ioctl(fd, DRM_IOCTL_TAS_SUBMIT_GRAPH, &submit)) {
 			if (errno != EAGAIN)
 				return -errno;
@@ -362,9 +354,7 @@ static int template_launch_p50(int fd, unsigned int n, __u64 *p50)
 		sig.handle = syncobj;
 		sig.node = DRM_TAS_NODE_GRAPH;
 		launch.handle = handle;
-		launch.signals.ptr = (__u64)(uintptr_t)&sig;
-		launch.signals.count = 1;
-		launch.signals.stride = sizeof(sig);
+		launch.signals = tas_array(&sig, 1, sizeof(sig));
 		t0 = now_ns();
 		ret = ioctl(fd, DRM_IOCTL_TAS_TEMPLATE_LAUNCH, &launch) ? -errno : 0;
 		t1 = now_ns();

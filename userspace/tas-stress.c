@@ -109,21 +109,15 @@ static int template_launch(int fd, __u32 handle, __u32 timeline, __u64 n)
 	struct drm_tas_template_launch launch = { 0 };
 	struct drm_tas_sync wait = { 0 }, signal = { 0 };
 
-	launch.handle = handle;
-	if (n) {
-		wait.handle = timeline;
-		wait.node = DRM_TAS_NODE_GRAPH;
-		wait.point = n;
-		launch.waits.ptr = (__u64)(uintptr_t)&wait;
-		launch.waits.count = 1;
-		launch.waits.stride = sizeof(wait);
-	}
+	wait.handle = timeline;
+	wait.node = DRM_TAS_NODE_GRAPH;
+	wait.point = n;
 	signal.handle = timeline;
 	signal.node = DRM_TAS_NODE_GRAPH;
 	signal.point = n + 1;
-	launch.signals.ptr = (__u64)(uintptr_t)&signal;
-	launch.signals.count = 1;
-	launch.signals.stride = sizeof(signal);
+	launch.handle = handle;
+	launch.waits = tas_array(&wait, n ? 1 : 0, sizeof(wait));
+	launch.signals = tas_array(&signal, 1, sizeof(signal));
 	return ioctl(fd, DRM_IOCTL_TAS_TEMPLATE_LAUNCH, &launch) ? -errno : 0;
 }
 

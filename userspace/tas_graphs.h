@@ -246,6 +246,20 @@ static inline int tas_new_syncobj(int fd, __u32 *handle)
 	return 0;
 }
 
+/* A uAPI array of @count elements of @stride bytes at @ptr; all zero if empty. */
+static inline struct drm_tas_array tas_array(const void *ptr, __u32 count,
+					     __u32 stride)
+{
+	struct drm_tas_array a = { 0 };
+
+	if (count) {
+		a.ptr = (__u64)(uintptr_t)ptr;
+		a.count = count;
+		a.stride = stride;
+	}
+	return a;
+}
+
 /* Submits @g; the whole graph signals binary syncobj @signal if not 0. */
 static inline int tas_graph_submit(int fd, const struct tas_graph *g,
 				   __u32 flags, __u32 signal, __u64 *graph_id)
@@ -256,19 +270,9 @@ static inline int tas_graph_submit(int fd, const struct tas_graph *g,
 	sig.handle = signal;
 	sig.node = DRM_TAS_NODE_GRAPH;
 	submit.flags = flags;
-	submit.nodes.ptr = (__u64)(uintptr_t)g->nodes;
-	submit.nodes.count = g->n;
-	submit.nodes.stride = sizeof(g->nodes[0]);
-	if (g->e) {
-		submit.edges.ptr = (__u64)(uintptr_t)g->edges;
-		submit.edges.count = g->e;
-		submit.edges.stride = sizeof(g->edges[0]);
-	}
-	if (signal) {
-		submit.signals.ptr = (__u64)(uintptr_t)&sig;
-		submit.signals.count = 1;
-		submit.signals.stride = sizeof(sig);
-	}
+	submit.nodes = tas_array(g->nodes, g->n, sizeof(g->nodes[0]));
+	submit.edges = tas_array(g->edges, g->e, sizeof(g->edges[0]));
+	submit.signals = tas_array(&sig, signal ? 1 : 0, sizeof(sig));
 	if (ioctl(fd, DRM_IOCTL_TAS_SUBMIT_GRAPH, &submit))
 		return -errno;
 	if (graph_id)
@@ -282,14 +286,8 @@ static inline int tas_template_create(int fd, const struct tas_graph *g,
 {
 	struct drm_tas_template_create create = { 0 };
 
-	create.nodes.ptr = (__u64)(uintptr_t)g->nodes;
-	create.nodes.count = g->n;
-	create.nodes.stride = sizeof(g->nodes[0]);
-	if (g->e) {
-		create.edges.ptr = (__u64)(uintptr_t)g->edges;
-		create.edges.count = g->e;
-		create.edges.stride = sizeof(g->edges[0]);
-	}
+	create.nodes = tas_array(g->nodes, g->n, sizeof(g->nodes[0]));
+	create.edges = tas_array(g->edges, g->e, sizeof(g->edges[0]));
 	if (ioctl(fd, DRM_IOCTL_TAS_TEMPLATE_CREATE, &create))
 		return -errno;
 	*handle = create.handle;
