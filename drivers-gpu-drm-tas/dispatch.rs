@@ -257,6 +257,11 @@ pub(crate) struct Done {
 }
 
 impl Done {
+    /// Records the node's finished fence, once its job is pushed (from the job's callbacks).
+    pub(crate) fn set_finished(&mut self, finished: ARef<Fence>) {
+        self.finished.get_or_insert(finished);
+    }
+
     /// Whether the node's finished fence has signalled, so that it can be reported.
     pub(crate) fn is_ready(&self) -> bool {
         self.finished.as_ref().is_some_and(|f| f.is_signaled())
@@ -471,13 +476,8 @@ impl State {
         }
         let ready = slot.ready_at.unwrap_or(*queued_at);
         job.set_graph_info(*queued_at, ready, plan.depth(v));
-        // The completion token learns the finished fence before the node can complete.
-        let exec = &slot.exec;
-        let finished = job
-            .push_with(|_, fences| {
-                exec.with_done(|done| done.finished = Some(fences.finished.clone()))
-            })
-            .finished;
+        // The job's callbacks give its completion token the finished fence.
+        let finished = job.push().finished;
         // Successors on pipelined edges go to the same entity after the node, and look at its
         // errors like the stock scheduler's same-entity dependencies.
         for &w in plan.succ(v) {

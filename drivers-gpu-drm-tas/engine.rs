@@ -812,6 +812,9 @@ impl JobImpl for NodeJob {
             }
             NodeJob::Node { ring, exec, alloc } => (ring.clone(), exec.clone(), alloc.take()),
         };
+        // The completion token learns the finished fence before the ring can complete the node.
+        let finished = job.finished_fence();
+        exec.with_done(|done| done.set_finished(finished));
         let ctx = ring.ctx.get(usize::from(exec.urgency)).ok_or(EINVAL)?;
         let fence = ctx.init_fence(alloc.ok_or(EINVAL)?, ());
         let hw = fence.fence().clone();
@@ -836,6 +839,15 @@ impl JobImpl for NodeJob {
             if let Some(fence) = exec.take_fence() {
                 fence.signal_with_error(ETIMEDOUT);
             }
+        }
+    }
+
+    fn free(job: &mut RunningJob<'_, Self>) {
+        // A node that never ran reports the error of its finished fence (e.g. `ESRCH` for a
+        // killed entity) when its data is dropped right after this.
+        if let NodeJob::Node { exec, .. } = &**job {
+            let finished = job.finished_fence();
+            exec.with_done(|done| done.set_finished(finished));
         }
     }
 }

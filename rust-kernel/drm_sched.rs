@@ -214,6 +214,16 @@ pub trait JobImpl: Send + Sized + 'static {
     /// completes with that error and is freed, and the other jobs keep running. A job whose
     /// hardware fence is left unsignalled stays running, and its timeout starts again.
     fn timed_out(job: &mut RunningJob<'_, Self>);
+
+    /// Called once for every pushed job when the scheduler is done with it, right before its
+    /// data is dropped.
+    ///
+    /// Called whether the job ran or not: its finished fence has signalled, with the job's error
+    /// if it has one (its own, a failed dependency's, or `ESRCH` for a job whose entity was
+    /// killed). Lets a driver whose data must learn a job's fences take them here and in
+    /// [`JobImpl::run`], rather than in between arming and pushing the job, where nothing of the
+    /// driver runs. Does nothing by default.
+    fn free(_job: &mut RunningJob<'_, Self>) {}
 }
 
 /// The options of a [`Scheduler`].
@@ -699,12 +709,14 @@ impl<T: JobImpl> JobInner<T> {
         unsafe { (*self.base()).credits }
     }
 
-    /// Frees a job.
+    /// Frees a job; `pushed` says whether it was pushed, in which case [`JobImpl::free`] is
+    /// called first.
     ///
     /// # Safety
     ///
     /// `this` must come from `KBox::into_raw()`, and the scheduler must not use the job any more.
-    unsafe fn release(this: *mut Self) {
+    /// If `pushed`, the job was armed and its finished fence has signalled.
+    unsafe fn release(this: *mut Self, pushed: bool) {
         // SAFETY: `this` is valid, per the safety requirements.
         let core = unsafe { (*this).core };
         // The driver's data may hold the last handle of the scheduler (e.g. through the driver's
@@ -713,6 +725,12 @@ impl<T: JobImpl> JobInner<T> {
         // the job is accounted as freed, and the last hold defers the teardown.
         // SAFETY: By the type invariant, the job is counted in `core`, which keeps it valid.
         let hold = unsafe { SchedCore::try_hold(core.as_ptr()) };
+        if pushed {
+            // SAFETY: `this` is valid and, per the safety requirements, no longer used by the
+            // scheduler: the reference is unique. It ends before the job is freed below.
+            let inner = unsafe { &mut *this };
+            T::free(&mut RunningJob { inner });
+        }
         // SAFETY: `base` was initialised by `drm_sched_job_init()` and is not used again.
         unsafe { bindings::drm_sched_job_cleanup((*this).base()) };
         // SAFETY: `this` came from `KBox::into_raw()`; dropping it drops the driver's data.
@@ -900,28 +918,17 @@ impl<'a, T: JobImpl> Job<'a, T> {
     /// Arms the job and hands it to the scheduler, which owns it from here on.
     ///
     /// Arming creates the job's scheduled and finished fences, with the entity's next sequence
-    /// number. Both happen under the entity's push lock, so the jobs of an entity are queued in
-    /// the order of their fences whichever threads push them, and their fences signal in that
-    /// order; the lock also serialises the producers of the entity's single-producer job queue.
-    /// This cannot fail and does not allocate. Returns the job's fences, for the driver to
-    /// install where others wait on them.
+    /// number. Both happen under the entity's push lock, with no code of the caller in between,
+    /// so the jobs of an entity are queued in the order of their fences whichever threads push
+    /// them, and their fences signal in that order; the lock also serialises the producers of the
+    /// entity's single-producer job queue. This cannot fail and does not allocate. Returns the
+    /// job's fences, for the driver to install where others wait on them; a driver whose job data
+    /// needs them has them in [`JobImpl::run`] and [`JobImpl::free`].
     pub fn push(self) -> JobFences {
-        self.push_with(|_, _| {})
-    }
-
-    /// Arms the job, runs `f` on its data and its fences, and hands it to the scheduler.
-    ///
-    /// Like [`Job::push`], for drivers that have to record the fences in the job's data (or
-    /// anywhere) before the job can run and complete. `f` runs under the entity's push lock, a
-    /// spinlock: it must not sleep, and it must not push into the same entity, which would
-    /// deadlock (lockdep reports it). It cannot fail: by the time it runs, the fences exist and
-    /// the job is going to be pushed.
-    pub fn push_with(self, f: impl FnOnce(&mut T, &JobFences)) -> JobFences {
         // A shared entity is only released after the push.
         let (inner, entity) = self.into_raw();
         // SAFETY: `inner` is valid and owned by us until it is pushed below.
-        let inner = unsafe { &mut *inner.as_ptr() };
-        let base = inner.base();
+        let base = unsafe { (*inner.as_ptr()).base() };
         let _guard = entity.push_lock.lock();
         // SAFETY: `base` is an initialised job that was not armed.
         unsafe { bindings::drm_sched_job_arm(base) };
@@ -932,7 +939,6 @@ impl<'a, T: JobImpl> Job<'a, T> {
                 finished: armed_fence(base, true),
             }
         };
-        f(&mut inner.data, &fences);
         // SAFETY: `base` is an armed job; the scheduler takes ownership of the allocation and
         // frees it through `free_job::<T>`. `inner` is not used afterwards.
         unsafe { bindings::drm_sched_entity_push_job(base) };
@@ -971,7 +977,7 @@ impl<T: JobImpl> DerefMut for Job<'_, T> {
 impl<T: JobImpl> Drop for Job<'_, T> {
     fn drop(&mut self) {
         // SAFETY: The job is owned by `self`, unarmed and unknown to the scheduler.
-        unsafe { JobInner::release(self.inner.as_ptr()) };
+        unsafe { JobInner::release(self.inner.as_ptr(), false) };
     }
 }
 
@@ -1080,8 +1086,9 @@ unsafe extern "C" fn timedout_job<T: JobImpl>(
     // signalled at the end of it, and nothing touches the job afterwards. The job is off the
     // pending list, so the scheduler will not free it: do it here, as the scheduler documents
     // for `DRM_GPU_SCHED_STAT_RESET`.
-    // SAFETY: The job was pushed and the scheduler no longer references it.
-    unsafe { JobInner::<T>::release(inner_ptr) };
+    // SAFETY: The job was pushed and the scheduler no longer references it; its finished fence
+    // has signalled (checked above).
+    unsafe { JobInner::<T>::release(inner_ptr, true) };
     bindings::drm_gpu_sched_stat::DRM_GPU_SCHED_STAT_RESET
 }
 
@@ -1092,8 +1099,9 @@ unsafe extern "C" fn timedout_job<T: JobImpl>(
 /// `job` must be a job of a `Scheduler<T>` that the scheduler is done with.
 unsafe extern "C" fn free_job<T: JobImpl>(job: *mut bindings::drm_sched_job) {
     // SAFETY: The job is the `base` of a `JobInner<T>` that was pushed, i.e. handed over with
-    // `KBox::into_raw()`, and the scheduler does not use it any more.
-    unsafe { JobInner::<T>::release(JobInner::<T>::from_base(job)) };
+    // `KBox::into_raw()`, and the scheduler does not use it any more. The scheduler frees a job
+    // once its finished fence has signalled, also for a job of a killed entity.
+    unsafe { JobInner::<T>::release(JobInner::<T>::from_base(job), true) };
 }
 
 #[kunit_tests(rust_drm_sched)]
@@ -1131,6 +1139,9 @@ mod tests {
         running: KVec<(u32, DriverFence)>,
         order: KVec<u32>,
         timed_out: KVec<u32>,
+        /// What [`JobImpl::free`] saw: the job, whether its finished fence had signalled, and
+        /// its error.
+        frees: KVec<(u32, bool, i32)>,
         freed: u32,
     }
 
@@ -1148,6 +1159,7 @@ mod tests {
                 running: KVec::with_capacity(16, GFP_KERNEL)?,
                 order: KVec::with_capacity(16, GFP_KERNEL)?,
                 timed_out: KVec::with_capacity(16, GFP_KERNEL)?,
+                frees: KVec::with_capacity(16, GFP_KERNEL)?,
                 freed: 0,
             };
             Arc::pin_init(
@@ -1245,6 +1257,13 @@ mod tests {
             if let Some(fence) = job.hw.take(id) {
                 fence.signal_with_error(ETIMEDOUT);
             }
+        }
+
+        fn free(job: &mut RunningJob<'_, Self>) {
+            let finished = job.finished_fence();
+            let seen = (job.id, finished.is_signaled(), errno(&finished));
+            // A test that frees more jobs than there is room for fails on the count.
+            let _ = job.hw.state.lock().frees.push_within_capacity(seen);
         }
     }
 
@@ -1538,6 +1557,53 @@ mod tests {
         drop(entity);
         drop(sched);
         assert_eq!(hw.freed(), 2);
+        Ok(())
+    }
+
+    #[test]
+    fn free_sees_every_pushed_job() -> Result {
+        let faux = device()?;
+        let hw = Hw::new()?;
+        let sched_a = sched(&faux, c"t-free-a", 4)?;
+        let sched_b = sched(&faux, c"t-free-b", 4)?;
+        let entity_a = entity(&sched_a, Priority::Normal)?;
+        let entity_b = entity(&sched_b, Priority::Normal)?;
+
+        // Never pushed: dropped without `free()`.
+        let unpushed = Job::new(&entity_a, 1, TestJob::new(&hw, 0, Mode::Instant)?)?;
+        drop(unpushed);
+        let (_, ok) = push(&entity_a, &hw, 1, Mode::Instant, &[])?;
+        let (_, failed) = push(&entity_a, &hw, 2, Mode::Fail, &[])?;
+        // Waits for a job of another scheduler, and is cancelled with its entity meanwhile.
+        let (held_s, held) = push(&entity_b, &hw, 3, Mode::Hold, &[])?;
+        held_s.wait(false, Some(WAIT))?;
+        let (_, killed) = push(&entity_a, &hw, 4, Mode::Instant, &[&held])?;
+        ok.wait(false, Some(WAIT))?;
+        failed.wait(false, Some(WAIT))?;
+        drop(entity_a);
+        assert!(hw.complete(3));
+        killed.wait(false, Some(WAIT))?;
+        drop(entity_b);
+        // The last handles wait until every job has been freed.
+        drop(sched_a);
+        drop(sched_b);
+
+        assert_eq!(hw.freed(), 5);
+        let mut frees = core::mem::take(&mut hw.state.lock().frees);
+        frees.sort_unstable_by_key(|f| f.0);
+        assert_eq!(
+            frees.as_slice(),
+            &[
+                (1, true, 0),
+                (2, true, EIO.to_errno()),
+                (3, true, 0),
+                (4, true, ESRCH.to_errno())
+            ]
+        );
+        // Jobs 1 and 2 run on one scheduler, 3 on another: in any order. 4 never runs.
+        let mut order = hw.order();
+        order.sort_unstable();
+        assert_eq!(order.as_slice(), &[1, 2, 3]);
         Ok(())
     }
 
