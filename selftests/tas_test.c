@@ -3814,3 +3814,305 @@ TEST_F(tas, template_errors)
 		ASSERT_EQ(0, tas_template_destroy(self->fd, handles[i]));
 	ASSERT_EQ(0, tas_run_nop(self->fd));
 }
+
+/*
+ * Fault injection, as syzkaller does it: the n-th allocation of one call
+ * fails, for n = 1, 2, ... until the call makes fewer than n allocations
+ * (/proc/thread-self/fail-nth, with CONFIG_FAILSLAB and
+ * CONFIG_FAIL_PAGE_ALLOC set up to fail GFP_KERNEL allocations of any
+ * order). A call that fails returns -ENOMEM and has no effect: no node runs
+ * and no syncobj changes. A call that succeeds although an allocation failed
+ * does everything it promises. Leaks are left to kmemleak (make qemu-kasan).
+ */
+#define TAS_DEBUGFS		"/sys/kernel/debug/"
+#define TAS_FAULT_MAX_CALLS	100000U
+#define TAS_FAULT_WORDS		16
+
+static int tas_write_file(const char *path, const char *value)
+{
+	int fd, ret = 0;
+
+	fd = open(path, O_WRONLY);
+	if (fd < 0)
+		return -errno;
+	if (write(fd, value, strlen(value)) < 0)
+		ret = -errno;
+	close(fd);
+	return ret;
+}
+
+/*
+ * Makes the n-th allocation of the calling thread fail on demand, quietly.
+ * Returns the fail-nth file descriptor, or -errno (-ENOENT on a kernel
+ * without fault injection).
+ */
+static int tas_failnth_open(void)
+{
+	static const char *const knobs[][2] = {
+		{ "failslab/ignore-gfp-wait", "N" },
+		{ "failslab/verbose", "0" },
+		{ "fail_page_alloc/ignore-gfp-wait", "N" },
+		{ "fail_page_alloc/ignore-gfp-highmem", "N" },
+		{ "fail_page_alloc/min-order", "0" },
+		{ "fail_page_alloc/verbose", "0" },
+	};
+	char path[128];
+	unsigned int i;
+	int fd, ret;
+
+	fd = open("/proc/thread-self/fail-nth", O_RDWR);
+	if (fd < 0)
+		return -errno;
+	for (i = 0; i < sizeof(knobs) / sizeof(knobs[0]); i++) {
+		snprintf(path, sizeof(path), TAS_DEBUGFS "%s", knobs[i][0]);
+		ret = tas_write_file(path, knobs[i][1]);
+		if (ret) {
+			close(fd);
+			return ret;
+		}
+	}
+	return fd;
+}
+
+/* Puts the defaults back: other tasks' allocations are never failed. */
+static void tas_failnth_close(int fd)
+{
+	tas_write_file(TAS_DEBUGFS "failslab/ignore-gfp-wait", "Y");
+	tas_write_file(TAS_DEBUGFS "fail_page_alloc/ignore-gfp-wait", "Y");
+	tas_write_file(TAS_DEBUGFS "fail_page_alloc/min-order", "1");
+	close(fd);
+}
+
+/* Fails the n-th allocation of the calling thread from now on. */
+static int tas_fault_arm(int fd, unsigned int n)
+{
+	char buf[16];
+	int len;
+
+	len = snprintf(buf, sizeof(buf), "%u", n);
+	return write(fd, buf, len) == len ? 0 : -errno;
+}
+
+/* Disarms; returns whether the armed allocation failed. */
+static bool tas_fault_fired(int fd)
+{
+	char buf[16] = { 0 };
+	bool fired;
+
+	fired = pread(fd, buf, sizeof(buf) - 1, 0) > 0 && atoi(buf) == 0;
+	if (write(fd, "0", 1) != 1)
+		return false;
+	return fired;
+}
+
+static int tas_syncobj_query(int fd, __u32 handle, __u64 *point)
+{
+	struct drm_syncobj_timeline_array args;
+
+	memset(&args, 0, sizeof(args));
+	args.handles = (__u64)(uintptr_t)&handle;
+	args.points = (__u64)(uintptr_t)point;
+	args.count_handles = 1;
+	return tas_ioctl(fd, DRM_IOCTL_SYNCOBJ_QUERY, &args);
+}
+
+enum tas_fault_call {
+	TAS_FAULT_SUBMIT,
+	TAS_FAULT_SUBMIT_FIFO,
+	TAS_FAULT_TEMPLATE_LAUNCH,
+	TAS_FAULT_TEMPLATE_CREATE,
+	TAS_FAULT_BO_CREATE,
+	TAS_FAULT_GRAPH_INFO,
+};
+
+FIXTURE(tas_fault) {
+	int fd;
+	int nth;
+	__u32 bo;
+	__u32 *mem;
+	__u32 tpl;
+	__u64 graph_id;
+	struct drm_tas_node nodes[2];
+	struct drm_tas_edge edge;
+};
+
+FIXTURE_VARIANT(tas_fault) {
+	enum tas_fault_call call;
+};
+
+FIXTURE_VARIANT_ADD(tas_fault, submit_graph) {
+	.call = TAS_FAULT_SUBMIT,
+};
+
+FIXTURE_VARIANT_ADD(tas_fault, submit_graph_fifo) {
+	.call = TAS_FAULT_SUBMIT_FIFO,
+};
+
+FIXTURE_VARIANT_ADD(tas_fault, template_launch) {
+	.call = TAS_FAULT_TEMPLATE_LAUNCH,
+};
+
+FIXTURE_VARIANT_ADD(tas_fault, template_create) {
+	.call = TAS_FAULT_TEMPLATE_CREATE,
+};
+
+FIXTURE_VARIANT_ADD(tas_fault, bo_create) {
+	.call = TAS_FAULT_BO_CREATE,
+};
+
+FIXTURE_VARIANT_ADD(tas_fault, graph_info) {
+	.call = TAS_FAULT_GRAPH_INFO,
+};
+
+/*
+ * Node 0 (ring 0) fills the first words of the buffer, node 1 (ring 1)
+ * copies them behind.
+ */
+FIXTURE_SETUP(tas_fault)
+{
+	const __u64 range = TAS_FAULT_WORDS * sizeof(__u32);
+	__u64 num_rings = 1;
+
+	self->nth = -1;
+	self->fd = tas_open_render_node();
+	if (self->fd < 0)
+		SKIP(return, "no tas render node (CONFIG_DRM_TAS not enabled?)");
+	ASSERT_EQ(0, tas_get_param(self->fd, DRM_TAS_PARAM_NUM_RINGS, 0,
+				   &num_rings));
+	ASSERT_EQ(0, tas_bo_create_map(self->fd, 2 * range, &self->bo,
+				       (void **)&self->mem));
+	tas_node_init(&self->nodes[0], 0, DRM_TAS_OP_FILL, 0);
+	self->nodes[0].imm = 0x5a5a5a5a;
+	tas_buf_init(&self->nodes[0].dst, self->bo, 0, range);
+	tas_node_init(&self->nodes[1], 1 % num_rings, DRM_TAS_OP_COPY, 0);
+	tas_buf_init(&self->nodes[1].src[0], self->bo, 0, range);
+	tas_buf_init(&self->nodes[1].dst, self->bo, range, range);
+	tas_edge_init(&self->edge, 0, 1);
+	ASSERT_EQ(0, tas_template_create(self->fd, self->nodes, 2, &self->edge,
+					 1, &self->tpl));
+	ASSERT_EQ(0, tas_submit(self->fd, self->nodes, 2, &self->edge, 1, NULL,
+				0, NULL, 0, &self->graph_id));
+
+	self->nth = tas_failnth_open();
+	if (self->nth == -ENOENT)
+		SKIP(return, "no fault injection (CONFIG_FAILSLAB, CONFIG_FAULT_INJECTION_DEBUG_FS)");
+	ASSERT_LE(0, self->nth);
+}
+
+FIXTURE_TEARDOWN(tas_fault)
+{
+	if (self->nth >= 0)
+		tas_failnth_close(self->nth);
+	if (self->fd >= 0)
+		close(self->fd);
+}
+
+/* Submits or launches the graph, signalling @binary and point 1 of @timeline. */
+static int tas_fault_run(int fd, enum tas_fault_call call, __u32 tpl,
+			 const struct drm_tas_node *nodes,
+			 const struct drm_tas_edge *edge, __u32 binary,
+			 __u32 timeline)
+{
+	struct drm_tas_sync signals[2];
+
+	tas_sync_init(&signals[0], binary, DRM_TAS_NODE_GRAPH, 0);
+	tas_sync_init(&signals[1], timeline, 1, 1);
+	switch (call) {
+	case TAS_FAULT_SUBMIT:
+		return tas_submit(fd, nodes, 2, edge, 1, NULL, 0, signals, 2,
+				  NULL);
+	case TAS_FAULT_SUBMIT_FIFO:
+		return tas_submit_flags(fd, DRM_TAS_SUBMIT_FIFO, nodes, 2, edge,
+					1, NULL, 0, signals, 2, NULL);
+	default:
+		return tas_template_launch(fd, tpl, NULL, 0, signals, 2, NULL);
+	}
+}
+
+/* Makes one call of the variant's kind, with the n-th allocation failing. */
+TEST_F_TIMEOUT(tas_fault, nth_allocation_fails, 300)
+{
+	enum tas_fault_call call = variant->call;
+	struct drm_tas_node_info info[2];
+	bool graph = call <= TAS_FAULT_TEMPLATE_LAUNCH;
+	__u32 binary = 0, timeline = 0, handle = 0;
+	unsigned int n, failed = 0, tolerated = 0;
+	__u64 point;
+	bool fired;
+	int i, ret;
+
+	for (n = 1; n < TAS_FAULT_MAX_CALLS; n++) {
+		if (graph) {
+			memset(self->mem, 0, 2 * TAS_FAULT_WORDS * sizeof(__u32));
+			ASSERT_EQ(0, tas_syncobj_create(self->fd, 0, &binary));
+			ASSERT_EQ(0, tas_syncobj_create(self->fd, 0, &timeline));
+		}
+
+		ASSERT_EQ(0, tas_fault_arm(self->nth, n));
+		switch (call) {
+		case TAS_FAULT_TEMPLATE_CREATE:
+			ret = tas_template_create(self->fd, self->nodes, 2,
+						  &self->edge, 1, &handle);
+			break;
+		case TAS_FAULT_BO_CREATE:
+			ret = tas_bo_create(self->fd, 1 << 20, 0, &handle);
+			break;
+		case TAS_FAULT_GRAPH_INFO:
+			ret = tas_graph_info(self->fd, self->graph_id, info, 2,
+					     NULL);
+			break;
+		default:
+			ret = tas_fault_run(self->fd, call, self->tpl,
+					    self->nodes, &self->edge, binary,
+					    timeline);
+			break;
+		}
+		fired = tas_fault_fired(self->nth);
+
+		if (ret) {
+			ASSERT_TRUE(fired) TH_LOG("n=%u: %d without a fault", n, ret);
+			ASSERT_EQ(-ENOMEM, ret) TH_LOG("n=%u", n);
+			failed++;
+		} else {
+			tolerated += fired;
+			if (call == TAS_FAULT_TEMPLATE_CREATE)
+				ASSERT_EQ(0, tas_template_destroy(self->fd, handle));
+			if (call == TAS_FAULT_BO_CREATE)
+				ASSERT_EQ(0, tas_bo_close(self->fd, handle));
+		}
+
+		if (graph && ret) {
+			/* No syncobj changed, and no node ran: once a node
+			 * queued behind any on ring 0 has run, node 0 would
+			 * have.
+			 */
+			EXPECT_EQ(0, tas_syncobj_has_fence(self->fd, binary))
+				TH_LOG("n=%u", n);
+			ASSERT_EQ(0, tas_syncobj_query(self->fd, timeline, &point));
+			EXPECT_EQ(0ULL, point) TH_LOG("n=%u", n);
+			ASSERT_EQ(0, tas_run_nop(self->fd));
+			for (i = 0; i < TAS_FAULT_WORDS; i++)
+				ASSERT_EQ(0U, self->mem[i])
+					TH_LOG("n=%u: node 0 ran", n);
+		} else if (graph) {
+			ASSERT_EQ(0, tas_syncobj_wait_graph(self->fd, binary))
+				TH_LOG("n=%u", n);
+			ASSERT_EQ(0, tas_syncobj_timeline_wait(self->fd, timeline,
+							       1, TAS_WAIT_NS))
+				TH_LOG("n=%u", n);
+			for (i = 0; i < 2 * TAS_FAULT_WORDS; i++)
+				ASSERT_EQ(0x5a5a5a5aU, self->mem[i])
+					TH_LOG("n=%u: word %d", n, i);
+		}
+		if (graph) {
+			tas_syncobj_destroy(self->fd, binary);
+			tas_syncobj_destroy(self->fd, timeline);
+		}
+		if (!fired)
+			break;
+	}
+	ASSERT_LT(n, TAS_FAULT_MAX_CALLS);
+	TH_LOG("%u calls failed with -ENOMEM, %u succeeded despite a failed allocation",
+	       failed, tolerated);
+	ASSERT_EQ(0, tas_run_nop(self->fd));
+}
