@@ -54,7 +54,7 @@ use kernel::{
         },
         Job,
     },
-    new_mutex, new_work,
+    new_condvar, new_mutex, new_work,
     prelude::*,
     sync::{
         aref::ARef,
@@ -63,6 +63,7 @@ use kernel::{
             Relaxed, //
         },
         Arc,
+        CondVar,
         Mutex, //
     },
     time::{
@@ -138,12 +139,19 @@ enum LaunchSlot {
     /// Taken by a submission that is being built.
     Reserved,
     Live(KBox<Launch>),
+    /// A completed launch, dropped by the dispatcher's work item: its nodes hold buffer
+    /// mappings and references, whose release takes the buffers' reservation locks, which must
+    /// not happen where the launch completes (a ring's work item, in the fence signalling path,
+    /// under the dispatcher's lock).
+    Done(KBox<Launch>),
 }
 
 struct State {
     set: ReadySet<(u32, Ready)>,
     launches: KVec<LaunchSlot>,
     closed: bool,
+    /// Launches in [`LaunchSlot::Done`].
+    done: usize,
 }
 
 /// A client of the device's [`GangGate`]: its dispatcher.
@@ -204,6 +212,9 @@ impl GangGate {
 pub(crate) struct Dispatcher {
     #[pin]
     state: Mutex<State>,
+    /// Notified when a launch slot is freed.
+    #[pin]
+    slot_freed: CondVar,
     #[pin]
     work: Work<Dispatcher>,
     gate: Arc<GangGate>,
@@ -224,14 +235,17 @@ impl WorkItem for Dispatcher {
     type Pointer = Arc<Dispatcher>;
 
     fn run(this: Arc<Dispatcher>) {
-        let mut state = this.state.lock();
-        let st = &mut *state;
-        for l in 0..st.launches.len() {
-            if let LaunchSlot::Live(launch) = &mut st.launches[l] {
-                launch.resolve_waits(&mut st.set, l as u32);
+        {
+            let mut state = this.state.lock();
+            let st = &mut *state;
+            for l in 0..st.launches.len() {
+                if let LaunchSlot::Live(launch) = &mut st.launches[l] {
+                    launch.resolve_waits(&mut st.set, l as u32);
+                }
             }
+            st.release(&this);
         }
-        st.release(&this);
+        this.reap();
     }
 }
 
@@ -242,6 +256,22 @@ pub(crate) struct LaunchTag {
 
 /// No launch slot yet.
 const NO_SLOT: u32 = u32::MAX;
+
+/// A launch slot taken by [`Dispatcher::reserve`] for a submission; given back when dropped
+/// unless [`Dispatcher::launch`] used it.
+pub(crate) struct Reservation {
+    disp: Arc<Dispatcher>,
+    /// [`NO_SLOT`] once used.
+    slot: u32,
+}
+
+impl Drop for Reservation {
+    fn drop(&mut self) {
+        if self.slot != NO_SLOT {
+            self.disp.unreserve(self.slot);
+        }
+    }
+}
 
 /// Reports the completion of a node to its dispatcher when dropped: by the node's ring once the
 /// node's finished fence has signalled, or when the scheduler frees a job that never ran.
@@ -374,7 +404,12 @@ fn live(launches: &mut [LaunchSlot], l: u32) -> Option<&mut Launch> {
 impl State {
     /// Node `v` of launch `l` completed (or was skipped) with `error`.
     fn complete(&mut self, l: u32, v: u32, error: Option<Error>) {
-        let State { set, launches, .. } = self;
+        let State {
+            set,
+            launches,
+            done,
+            ..
+        } = self;
         let Some(Launch {
             plan,
             run,
@@ -410,13 +445,25 @@ impl State {
             }
             set.retire(plan);
             // The launch has no job and no registered callback that could fire any more (all
-            // of its nodes are done); dropping it frees its memory.
-            launches[l as usize] = LaunchSlot::Free;
+            // of its nodes are done): the dispatcher's work item drops it and frees the slot.
+            let slot = &mut launches[l as usize];
+            if let LaunchSlot::Live(launch) = core::mem::replace(slot, LaunchSlot::Free) {
+                *slot = LaunchSlot::Done(launch);
+                *done += 1;
+            }
         }
     }
 
     /// Releases what the rings can take; gangs as `disp`'s device gang gate admits them.
     fn release(&mut self, disp: &Arc<Dispatcher>) {
+        self.release_ready(disp);
+        if self.done > 0 {
+            // Already queued: it will find them.
+            let _ = workqueue::system_long().enqueue(disp.clone());
+        }
+    }
+
+    fn release_ready(&mut self, disp: &Arc<Dispatcher>) {
         let gate = &disp.gate;
         let mut admit = |rings| gate.order.lock().admit(Client(disp.clone()), rings);
         while let Some(r) = self.set.next_release_gated(&mut admit) {
@@ -520,11 +567,13 @@ impl Dispatcher {
             set: ReadySet::new(num_rings, WINDOW)?,
             launches,
             closed: false,
+            done: 0,
         };
         gate.add_client()?;
         Arc::pin_init(
             pin_init!(Self {
                 state <- new_mutex!(state),
+                slot_freed <- new_condvar!("tas::Dispatcher::slot_freed"),
                 work <- new_work!("tas::Dispatcher::work"),
                 gate: gate.clone(),
             }),
@@ -538,23 +587,59 @@ impl Dispatcher {
         &self.gate
     }
 
-    /// Takes a free launch slot; `EAGAIN` when the client has [`MAX_LAUNCHES`] graphs in flight.
-    pub(crate) fn reserve(&self) -> Result<u32> {
+    /// Takes a free launch slot, waiting while the client has [`MAX_LAUNCHES`] graphs in
+    /// flight; `ERESTARTSYS` if a signal arrives first.
+    pub(crate) fn reserve(self: &Arc<Self>) -> Result<Reservation> {
         let mut state = self.state.lock();
-        let l = state
-            .launches
-            .iter()
-            .position(|s| matches!(s, LaunchSlot::Free))
-            .ok_or(EAGAIN)?;
-        state.launches[l] = LaunchSlot::Reserved;
-        Ok(l as u32)
+        loop {
+            let free = state
+                .launches
+                .iter()
+                .position(|s| matches!(s, LaunchSlot::Free));
+            if let Some(l) = free {
+                state.launches[l] = LaunchSlot::Reserved;
+                return Ok(Reservation {
+                    disp: self.clone(),
+                    slot: l as u32,
+                });
+            }
+            if self.slot_freed.wait_interruptible(&mut state) {
+                return Err(ERESTARTSYS);
+            }
+        }
+    }
+
+    /// Drops the completed launches, outside of the lock, and wakes the submitters waiting for
+    /// their slots.
+    fn reap(&self) {
+        let mut l = 0;
+        loop {
+            let launch = {
+                let mut state = self.state.lock();
+                if state.done == 0 {
+                    break;
+                }
+                let Some(i) = state.launches[l..]
+                    .iter()
+                    .position(|s| matches!(s, LaunchSlot::Done(_)))
+                else {
+                    break;
+                };
+                l += i;
+                state.done -= 1;
+                self.slot_freed.notify_all();
+                core::mem::replace(&mut state.launches[l], LaunchSlot::Free)
+            };
+            drop(launch);
+        }
     }
 
     /// Gives back a slot taken by [`Dispatcher::reserve`] for a submission that failed.
-    pub(crate) fn unreserve(&self, l: u32) {
+    fn unreserve(&self, l: u32) {
         let mut state = self.state.lock();
         if let Some(slot @ LaunchSlot::Reserved) = state.launches.get_mut(l as usize) {
             *slot = LaunchSlot::Free;
+            self.slot_freed.notify_all();
         }
     }
 
@@ -609,7 +694,7 @@ impl Dispatcher {
         })
     }
 
-    /// Starts an instance of `plan` as launch `l` (reserved), with its waits and signals.
+    /// Starts an instance of `plan` in the launch slot `slot`, with its waits and signals.
     ///
     /// `waits` are the fences the launch waits for, each for one node or (`None`) the whole
     /// graph; `signalled` are the nodes that syncobj signals refer to. Returns their fences
@@ -619,16 +704,18 @@ impl Dispatcher {
     /// dropped.
     pub(crate) fn launch(
         self: &Arc<Self>,
-        l: u32,
+        mut slot: Reservation,
         plan: Arc<Plan>,
         inst: Instance,
         waits: &[(Option<u32>, ARef<Fence>)],
         signalled: &[u32],
         graph_signalled: bool,
     ) -> Result<LaunchFences> {
+        // Dropping the reservation gives the slot back if the launch failed.
+        let l = slot.slot;
         let r = self.start(l, plan, inst, waits, signalled, graph_signalled);
-        if r.is_err() {
-            self.unreserve(l);
+        if r.is_ok() {
+            slot.slot = NO_SLOT;
         }
         r
     }
@@ -747,6 +834,7 @@ impl Dispatcher {
         let launches = {
             let mut state = self.state.lock();
             state.closed = true;
+            state.done = 0;
             state.set.remove_if(|_| true);
             core::mem::take(&mut state.launches)
         };

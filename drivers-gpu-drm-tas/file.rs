@@ -3,7 +3,10 @@
 //! DRM file (client) of the TAS driver and its ioctls.
 
 use core::{
-    mem::size_of,
+    mem::{
+        size_of,
+        MaybeUninit, //
+    },
     slice, //
 };
 
@@ -26,7 +29,8 @@ use kernel::{
             Relaxed, //
         },
         Arc,
-        Mutex, //
+        Mutex,
+        UniqueArc, //
     },
     uaccess::{
         UserPtr,
@@ -82,19 +86,31 @@ struct Graphs {
     list: KVec<(u64, Arc<GraphRecord>)>,
 }
 
+/// Room for the record of a graph, allocated before its submission can have any effect.
+type RecordRoom = UniqueArc<MaybeUninit<GraphRecord>>;
+
 impl Graphs {
-    /// Keeps `record` as the next graph; returns its id.
-    fn add(&mut self, record: GraphRecord) -> Result<u64> {
-        let record = Arc::new(record, GFP_KERNEL)?;
+    /// Allocates the room for the record of the next graph.
+    fn reserve() -> Result<RecordRoom> {
+        Ok(UniqueArc::new_uninit(GFP_KERNEL)?)
+    }
+
+    /// Keeps `record`, in `room`, as the next graph; returns its id. Cannot fail: it
+    /// runs after the point of no return of a submission.
+    fn add(&mut self, room: RecordRoom, record: GraphRecord) -> u64 {
         let id = self.next_id;
         if self.list.len() == GRAPH_HISTORY {
-            let _ = self.list.remove(0);
+            // Makes room in the list, whose capacity is `GRAPH_HISTORY`.
+            drop(self.list.remove(0));
         }
-        self.list
-            .push_within_capacity((id, record))
-            .map_err(|_| ENOMEM)?;
-        self.next_id += 1;
-        Ok(id)
+        // Cannot fail, see above; if it did, only the record would be lost (`GRAPH_INFO` then
+        // says `ENOENT`), not the graph.
+        let _ = self
+            .list
+            .push_within_capacity((id, room.write(record).into()));
+        // A u64 counted up once per submission does not wrap.
+        self.next_id = id.wrapping_add(1);
+        id
     }
 }
 
@@ -104,13 +120,16 @@ struct Templates {
     list: KVec<(u32, Arc<Template>)>,
 }
 
-/// A client of the driver: its dispatcher, one scheduler entity per ring and class, its
-/// graphs and templates.
+/// A client of the driver: its dispatcher, one scheduler entity per ring and class and one per
+/// ring for the stock dispatch, its graphs and templates.
 #[pin_data(PinnedDrop)]
 pub(crate) struct File {
     disp: Arc<Dispatcher>,
     /// At `ring * Class::COUNT + class`, with the class's priority.
     entities: KVec<Arc<Entity<NodeJob>>>,
+    /// Per ring, for `DRM_TAS_SUBMIT_FIFO` jobs, which wait for their dependencies in the
+    /// entity: the dispatcher's entities only ever hold ready nodes.
+    fifo_entities: KVec<Pin<KBox<Entity<NodeJob>>>>,
     graph_entity: Pin<KBox<Entity<NodeJob>>>,
     #[pin]
     graphs: Mutex<Graphs>,
@@ -137,7 +156,12 @@ impl drm::file::DriverFile for File {
     fn open(dev: &TasDevice) -> Result<Pin<KBox<Self>>> {
         let classes = [Class::Latency, Class::Normal, Class::Batch];
         let mut entities = KVec::with_capacity(dev.rings.len() * classes.len(), GFP_KERNEL)?;
+        let mut fifo_entities = KVec::with_capacity(dev.rings.len(), GFP_KERNEL)?;
         for ring in dev.rings.iter() {
+            fifo_entities.push(
+                KBox::pin_init(Entity::new(&ring.sched, Priority::Normal), GFP_KERNEL)?,
+                GFP_KERNEL,
+            )?;
             for class in classes {
                 entities.push(
                     Arc::pin_init(Entity::new(&ring.sched, class.priority()), GFP_KERNEL)?,
@@ -154,6 +178,7 @@ impl drm::file::DriverFile for File {
             try_pin_init!(Self {
                 disp: Dispatcher::new(dev.num_rings, &dev.gate)?,
                 entities,
+                fifo_entities,
                 graph_entity,
                 graphs <- new_mutex!(Graphs { next_id: 1, list }),
                 templates <- new_mutex!(Templates {
@@ -238,15 +263,25 @@ impl File {
         file: &drm::File<File>,
     ) -> Result<u32> {
         let this = file.inner();
+        // A launch slot of the dispatcher, waited for before the file's submission lock: the
+        // file's other submissions may be what frees one.
+        let launch = if args.flags & uapi::DRM_TAS_SUBMIT_FIFO == 0 {
+            Some(this.disp.reserve()?)
+        } else {
+            None
+        };
         // Submissions of one file are serialised, so that graph ids and syncobj points follow
         // submission order.
         let mut graphs = this.graphs.lock();
         let entities = Entities {
             nodes: &this.entities,
+            fifo: &this.fifo_entities,
             graph: &this.graph_entity,
         };
-        let record = graph::submit(dev, file, &entities, &this.disp, args)?;
-        args.graph_id = graphs.add(record)?;
+        let room = Graphs::reserve()?;
+        let record = graph::submit(dev, file, &entities, &this.disp, args, launch)?;
+        // Past the point of no return: nothing fails any more.
+        args.graph_id = graphs.add(room, record);
         Ok(0)
     }
 
@@ -265,6 +300,7 @@ impl File {
             return Err(ENOSPC);
         }
         let checked = graph::check_graph(dev, file, &args.nodes, &args.edges)?;
+        checked.check_classes()?;
         let template = Template::new(checked, &dev.rings, &this.entities, &this.disp)?;
         let mut templates = this.templates.lock();
         if templates.list.len() >= MAX_TEMPLATES {
@@ -293,6 +329,8 @@ impl File {
             return Err(EINVAL);
         }
         let this = file.inner();
+        // As for `submit_graph`.
+        let launch = this.disp.reserve()?;
         let mut graphs = this.graphs.lock();
         // Held while an instance is taken, so that a destroyed template's work item is idle
         // once its destroy has flushed it.
@@ -304,14 +342,15 @@ impl File {
             .map(|(_, t)| t.clone())
             .ok_or(ENOENT)?;
         let syncs = graph::check_syncs(file, &args.waits, &args.signals, template.len())?;
+        let room = Graphs::reserve()?;
         let (inst, mut record) = template.take()?;
         drop(templates);
         record.queued_ns = now_ns();
         let (node_fences, graph_fence) =
-            graph::launch(&this.disp, template.plan().clone(), inst, &syncs)?;
-        // Point of no return: nothing below fails but the record's allocation.
+            graph::launch(&this.disp, launch, template.plan().clone(), inst, &syncs)?;
+        // Point of no return: nothing below fails.
         graph::install_signals(syncs.signals, &node_fences, graph_fence.as_ref());
-        args.graph_id = graphs.add(record)?;
+        args.graph_id = graphs.add(room, record);
         Ok(0)
     }
 

@@ -38,5 +38,14 @@ pub(crate) fn create(dev: &TasDevice, size: usize) -> Result<ARef<Bo>> {
     let size = size
         .checked_next_multiple_of(kernel::page::PAGE_SIZE)
         .ok_or(EINVAL)?;
-    Bo::new(dev, size, shmem::ObjectConfig::default(), ())
+    // The shmem file behind the object lives on the kernel's internal shmem mount, which has no
+    // size or inode limit: shmem reports a failed inode allocation as `ENOSPC`, but the cause is
+    // a lack of memory.
+    Bo::new(dev, size, shmem::ObjectConfig::default(), ()).map_err(|e| {
+        if e == ENOSPC {
+            ENOMEM
+        } else {
+            e
+        }
+    })
 }

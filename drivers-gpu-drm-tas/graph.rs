@@ -24,6 +24,10 @@ use core::{
 };
 
 use kernel::{
+    cred::{
+        self,
+        Capability, //
+    },
     dma_fence::{
         Fence,
         FenceAllocation,
@@ -65,7 +69,9 @@ use crate::{
     dispatch::{
         Dispatcher,
         Instance,
-        NodeInit, //
+        LaunchFences,
+        NodeInit,
+        Reservation, //
     },
     driver::{
         TasDevice,
@@ -100,10 +106,13 @@ pub(crate) struct NodeRecord {
     pub(crate) finished: Option<ARef<Fence>>,
 }
 
-/// The scheduler entities of a client: one per ring and class, and the graph ring's.
+/// The scheduler entities of a client: one per ring and class, one per ring for the stock
+/// dispatch, and the graph ring's.
 pub(crate) struct Entities<'a> {
     /// At `ring * Class::COUNT + class`.
     pub(crate) nodes: &'a [Arc<Entity<NodeJob>>],
+    /// At `ring`.
+    pub(crate) fifo: &'a [Pin<KBox<Entity<NodeJob>>>],
     pub(crate) graph: &'a Entity<NodeJob>,
 }
 
@@ -328,6 +337,22 @@ pub(crate) struct CheckedGraph {
     pub(crate) plan: Plan,
 }
 
+impl CheckedGraph {
+    /// Checks that the caller may use the priority classes of the graph's nodes: the latency
+    /// class, which runs at the scheduler's high priority, needs `CAP_SYS_NICE`, as high
+    /// priorities do in other drivers. Returns `EACCES` otherwise.
+    pub(crate) fn check_classes(&self) -> Result {
+        let latency = self
+            .nodes
+            .iter()
+            .any(|n| n.class == uapi::drm_tas_class_DRM_TAS_CLASS_LATENCY);
+        if latency && !cred::capable(Capability::SYS_NICE) {
+            return Err(EACCES);
+        }
+        Ok(())
+    }
+}
+
 /// Copies and checks the nodes and edges of a graph, looks up and maps its buffers and builds
 /// its plan.
 pub(crate) fn check_graph(
@@ -444,12 +469,12 @@ pub(crate) fn check_syncs(
 /// Installs the signal points of a launch; cannot fail.
 pub(crate) fn install_signals(
     sigs: KVec<(Sync, Option<FenceChain>)>,
-    node_fences: &[(usize, ARef<Fence>)],
+    node_fences: &[(u32, ARef<Fence>)],
     graph_fence: Option<&ARef<Fence>>,
 ) {
     for (s, chain) in sigs {
         let fence: &Fence = match (s.node, graph_fence) {
-            (Some(v), _) => match node_fences.iter().find(|(n, _)| *n == v) {
+            (Some(v), _) => match node_fences.iter().find(|(n, _)| *n as usize == v) {
                 Some((_, fence)) => fence,
                 None => continue,
             },
@@ -463,35 +488,37 @@ pub(crate) fn install_signals(
     }
 }
 
-/// Validates and dispatches a graph; returns its record.
+/// Validates and dispatches a graph, in the dispatcher's launch slot `slot` or, without one,
+/// with the stock dispatch (`DRM_TAS_SUBMIT_FIFO`); returns its record.
 pub(crate) fn submit(
     dev: &TasDevice,
     file: &drm::File<File>,
     entities: &Entities<'_>,
     disp: &Arc<Dispatcher>,
     args: &uapi::drm_tas_submit_graph,
+    slot: Option<Reservation>,
 ) -> Result<GraphRecord> {
     if args.extensions != 0 || args.flags & !uapi::DRM_TAS_SUBMIT_FIFO != 0 || args.pad != 0 {
         return Err(EINVAL);
     }
     let graph = check_graph(dev, file, &args.nodes, &args.edges)?;
+    // The stock dispatch ignores the classes.
+    if slot.is_some() {
+        graph.check_classes()?;
+    }
     let syncs = check_syncs(file, &args.waits, &args.signals, graph.nodes.len())?;
-    let (record, node_fences, graph_fence) = if args.flags & uapi::DRM_TAS_SUBMIT_FIFO != 0 {
-        push_fifo(dev, entities, graph, &syncs)?
-    } else {
-        dispatch(dev, entities, disp, graph, &syncs)?
+    let (record, node_fences, graph_fence) = match slot {
+        None => push_fifo(dev, entities, graph, &syncs)?,
+        Some(slot) => dispatch(dev, entities, disp, graph, &syncs, slot)?,
     };
     // Point of no return: nothing below fails.
     install_signals(syncs.signals, &node_fences, graph_fence.as_ref());
     Ok(record)
 }
 
-/// The fences of a launch that signals refer to: per signalled node, and of the whole graph.
-pub(crate) type OutFences = (KVec<(usize, ARef<Fence>)>, Option<ARef<Fence>>);
-
 /// The record of a dispatched graph, the fences of its nodes that signals refer to, and the
 /// fence of the whole graph if a signal refers to it.
-type Dispatched = (GraphRecord, KVec<(usize, ARef<Fence>)>, Option<ARef<Fence>>);
+type Dispatched = (GraphRecord, KVec<(u32, ARef<Fence>)>, Option<ARef<Fence>>);
 
 /// Builds the jobs of a launch of a graph for `disp`; `op` gives node `v`'s operation.
 pub(crate) fn instance(
@@ -553,13 +580,14 @@ pub(crate) fn instance(
     Ok((inst, record))
 }
 
-/// Starts an instance of `plan` as a new launch with the checked waits and signals.
+/// Starts an instance of `plan` as a new launch in `slot`, with the checked waits and signals.
 pub(crate) fn launch(
     disp: &Arc<Dispatcher>,
+    slot: Reservation,
     plan: Arc<Plan>,
     inst: Instance,
     syncs: &CheckedSyncs,
-) -> Result<OutFences> {
+) -> Result<LaunchFences> {
     let sigs = &syncs.signals;
     let mut waits = KVec::with_capacity(syncs.waits.len(), GFP_KERNEL)?;
     for (node, fence) in syncs.waits.iter() {
@@ -572,14 +600,8 @@ pub(crate) fn launch(
         }
     }
     let graph_signal = sigs.iter().any(|(s, _)| s.node.is_none());
-    let l = disp.reserve()?;
-    let (outs, graph_fence) = disp.launch(l, plan, inst, &waits, &signalled, graph_signal)?;
-    let mut node_fences = KVec::with_capacity(outs.len(), GFP_KERNEL)?;
-    for (v, fence) in outs {
-        // Cannot fail: the capacity is the length of `outs`.
-        let _ = node_fences.push_within_capacity((v as usize, fence));
-    }
-    Ok((node_fences, graph_fence))
+    // The point of no return is inside: it starts the launch only once nothing can fail.
+    disp.launch(slot, plan, inst, &waits, &signalled, graph_signal)
 }
 
 /// Hands a checked graph to the client's dispatcher.
@@ -589,6 +611,7 @@ fn dispatch(
     disp: &Arc<Dispatcher>,
     graph: CheckedGraph,
     syncs: &CheckedSyncs,
+    slot: Reservation,
 ) -> Result<Dispatched> {
     let CheckedGraph {
         nodes,
@@ -601,7 +624,7 @@ fn dispatch(
     })?;
     record.queued_ns = now_ns();
     let plan = Arc::new(plan, GFP_KERNEL)?;
-    let (node_fences, graph_fence) = launch(disp, plan, inst, syncs)?;
+    let (node_fences, graph_fence) = launch(disp, slot, plan, inst, syncs)?;
     Ok((record, node_fences, graph_fence))
 }
 
@@ -669,7 +692,9 @@ fn push_fifo(
             exec: exec.clone(),
             alloc: Some(FenceAllocation::new(GFP_KERNEL)?),
         };
-        let entity = &*entities.nodes[entity_index(nodes[v].ring, Class::Normal)];
+        // Not the dispatcher's entity of the ring: a job that waits there would hold up the
+        // ready nodes the dispatcher queues behind it, maybe the very one it waits for.
+        let entity = &*entities.fifo[ring];
         let mut job = Job::new(entity, 1, data)?;
         for dep in exec.deps() {
             job.add_dependency(dep.clone())?;
@@ -707,7 +732,7 @@ fn push_fifo(
     let mut node_fences = KVec::with_capacity(n, GFP_KERNEL)?;
     for v in 0..n {
         let fence = finished[v].clone().ok_or(EINVAL)?;
-        node_fences.push((v, fence.clone()), GFP_KERNEL)?;
+        node_fences.push((v as u32, fence.clone()), GFP_KERNEL)?;
         record.nodes.push(
             NodeRecord {
                 exec: execs[v].clone().ok_or(EINVAL)?,

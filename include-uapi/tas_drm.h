@@ -261,7 +261,8 @@ struct drm_tas_node {
 	 * remaining path (by @duration_ns) to the end of its graph; a class
 	 * that has been passed over 4 times on a ring is served next, so no
 	 * class starves. Between files, the class is the scheduler priority.
-	 * Ignored with &DRM_TAS_SUBMIT_FIFO.
+	 * &DRM_TAS_CLASS_LATENCY needs CAP_SYS_NICE, as high priorities do in
+	 * other drivers. Ignored with &DRM_TAS_SUBMIT_FIFO.
 	 */
 	__u32 class;
 
@@ -588,7 +589,15 @@ struct drm_tas_template_destroy {
  *    behind one that is not ready. A node whose predecessor failed does not run and
  *    completes with the predecessor's error; independent nodes still run.
  *    A node that runs longer than &DRM_TAS_PARAM_JOB_TIMEOUT_NS fails with
- *    -ETIMEDOUT. Errors:
+ *    -ETIMEDOUT.
+ *
+ *    A file has at most 1024 graphs in flight, not counting those
+ *    submitted with &DRM_TAS_SUBMIT_FIFO. A submission beyond that waits
+ *    until one of them completes, before its arguments are looked at; a
+ *    signal ends the wait (-EINTR, or the call is restarted with
+ *    SA_RESTART). A graph that waits for a point that only a later
+ *    submission of the same file would signal keeps its place meanwhile.
+ *    Errors:
  *
  *    - -EINVAL: no nodes; non-zero flags, padding, reserved fields or
  *      extensions; a stride below the structure size or above the
@@ -606,8 +615,8 @@ struct drm_tas_template_destroy {
  *    - -ELOOP: the edges contain a cycle.
  *    - -EDEADLK: a gang that can never start: a member depends on
  *      another member, or gangs depend on each other in a cycle.
- *    - -EAGAIN: the file has 1024 graphs in flight; retry once one has
- *      completed.
+ *    - -EACCES: a node of &DRM_TAS_CLASS_LATENCY without CAP_SYS_NICE
+ *      (not checked with &DRM_TAS_SUBMIT_FIFO, which ignores classes).
  *    - -ENOENT: an unknown buffer or syncobj handle.
  *    - -EFAULT: an array that cannot be read.
  *    - -ENOMEM: out of memory.
@@ -626,8 +635,8 @@ struct drm_tas_template_destroy {
  *
  *    Validate a graph once and keep it as a template, see
  *    &struct drm_tas_template_create. Fails as
- *    &DRM_IOCTL_TAS_SUBMIT_GRAPH does for its nodes and edges, and with
- *    -ENOSPC when the file has 64 templates.
+ *    &DRM_IOCTL_TAS_SUBMIT_GRAPH does for its nodes and edges (-EACCES
+ *    included), and with -ENOSPC when the file has 64 templates.
  *
  * .. c:macro:: DRM_IOCTL_TAS_TEMPLATE_LAUNCH
  *
@@ -635,8 +644,9 @@ struct drm_tas_template_destroy {
  *    &struct drm_tas_template_launch. The work of a launch does not grow
  *    with the number of nodes when the driver has an instance of the
  *    template ready (it prepares the next one in the background). Fails
- *    as &DRM_IOCTL_TAS_SUBMIT_GRAPH does for its waits and signals, with
- *    -ENOENT for an unknown template and -EAGAIN as SUBMIT_GRAPH.
+ *    as &DRM_IOCTL_TAS_SUBMIT_GRAPH does for its waits and signals, and
+ *    with -ENOENT for an unknown template; it waits for a free place
+ *    among the file's graphs in flight as SUBMIT_GRAPH does.
  *
  * .. c:macro:: DRM_IOCTL_TAS_TEMPLATE_DESTROY
  *

@@ -13,17 +13,21 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
 #include <drm/drm.h>
 #include <drm/tas_drm.h>
+#include <linux/capability.h>
 #include <linux/sync_file.h>
 
 #include "kselftest_harness.h"
@@ -3812,6 +3816,187 @@ TEST_F(tas, template_errors)
 					       &handle));
 	for (i = 0; i < 64; i++)
 		ASSERT_EQ(0, tas_template_destroy(self->fd, handles[i]));
+	ASSERT_EQ(0, tas_run_nop(self->fd));
+}
+
+/*
+ * A stock-dispatch (FIFO) node waits in the scheduler for what it depends
+ * on; the graph dispatcher's nodes, queued only once ready, must not end up
+ * behind it. Graph A (dispatcher): a node on ring 1, then one on ring 0,
+ * signalling S. Graph B (FIFO), submitted meanwhile: a node on ring 0 that
+ * waits for S. Both complete; with one scheduler entity for both, A's
+ * second node queued behind B's, which waited for it: neither completed.
+ */
+TEST_F(tas, fifo_wait_does_not_block_dispatched_nodes)
+{
+	struct drm_tas_sync wait, signal_a, signal_b;
+	struct drm_tas_node nodes[2], node;
+	struct drm_tas_edge edge;
+	__u32 s, t;
+
+	if (self->num_rings < 2)
+		SKIP(return, "needs 2 rings");
+	ASSERT_EQ(0, tas_syncobj_create(self->fd, 0, &s));
+	ASSERT_EQ(0, tas_syncobj_create(self->fd, 0, &t));
+
+	tas_node_init(&nodes[0], 1, DRM_TAS_OP_NOP, 100 * TAS_NSEC_PER_MSEC);
+	tas_node_init(&nodes[1], 0, DRM_TAS_OP_NOP, 0);
+	tas_edge_init(&edge, 0, 1);
+	tas_sync_init(&signal_a, s, DRM_TAS_NODE_GRAPH, 0);
+	ASSERT_EQ(0, tas_submit(self->fd, nodes, 2, &edge, 1, NULL, 0,
+				&signal_a, 1, NULL));
+
+	tas_node_init(&node, 0, DRM_TAS_OP_NOP, 0);
+	tas_sync_init(&wait, s, DRM_TAS_NODE_GRAPH, 0);
+	tas_sync_init(&signal_b, t, DRM_TAS_NODE_GRAPH, 0);
+	ASSERT_EQ(0, tas_submit_flags(self->fd, DRM_TAS_SUBMIT_FIFO, &node, 1,
+				      NULL, 0, &wait, 1, &signal_b, 1, NULL));
+
+	EXPECT_EQ(0, tas_syncobj_wait_graph(self->fd, s));
+	EXPECT_EQ(0, tas_syncobj_wait_graph(self->fd, t));
+	tas_syncobj_destroy(self->fd, t);
+	tas_syncobj_destroy(self->fd, s);
+}
+
+/* Removes @cap from the effective capabilities of the calling thread. */
+static int tas_drop_capability(int cap)
+{
+	struct __user_cap_header_struct hdr = {
+		.version = _LINUX_CAPABILITY_VERSION_3,
+	};
+	struct __user_cap_data_struct data[_LINUX_CAPABILITY_U32S_3];
+
+	if (syscall(SYS_capget, &hdr, data))
+		return -errno;
+	data[cap / 32].effective &= ~(1U << (cap % 32));
+	return syscall(SYS_capset, &hdr, data) ? -errno : 0;
+}
+
+/*
+ * The latency class runs at the scheduler's high priority: without
+ * CAP_SYS_NICE it is refused (-EACCES, nothing runs or signals), with the
+ * stock dispatch, which ignores classes, it is not; the other classes need
+ * no privilege.
+ */
+TEST_F(tas, latency_class_needs_cap_sys_nice)
+{
+	struct drm_tas_sync signal;
+	struct drm_tas_node node;
+	__u32 syncobj, handle;
+
+	ASSERT_EQ(0, tas_syncobj_create(self->fd, 0, &syncobj));
+	tas_sync_init(&signal, syncobj, DRM_TAS_NODE_GRAPH, 0);
+	tas_node_init(&node, 0, DRM_TAS_OP_NOP, 0);
+	node.class = DRM_TAS_CLASS_LATENCY;
+	/* The harness runs as root: allowed. */
+	ASSERT_EQ(0, tas_submit(self->fd, &node, 1, NULL, 0, NULL, 0, &signal,
+				1, NULL));
+	ASSERT_EQ(0, tas_syncobj_wait_graph(self->fd, syncobj));
+	tas_syncobj_destroy(self->fd, syncobj);
+
+	ASSERT_EQ(0, tas_drop_capability(CAP_SYS_NICE));
+	ASSERT_EQ(0, tas_syncobj_create(self->fd, 0, &syncobj));
+	tas_sync_init(&signal, syncobj, DRM_TAS_NODE_GRAPH, 0);
+	EXPECT_EQ(-EACCES, tas_submit(self->fd, &node, 1, NULL, 0, NULL, 0,
+				      &signal, 1, NULL));
+	EXPECT_EQ(0, tas_syncobj_has_fence(self->fd, syncobj));
+	EXPECT_EQ(-EACCES, tas_template_create(self->fd, &node, 1, NULL, 0,
+					       &handle));
+	ASSERT_EQ(0, tas_submit_flags(self->fd, DRM_TAS_SUBMIT_FIFO, &node, 1,
+				      NULL, 0, NULL, 0, &signal, 1, NULL));
+	ASSERT_EQ(0, tas_syncobj_wait_graph(self->fd, syncobj));
+	node.class = DRM_TAS_CLASS_NORMAL;
+	EXPECT_EQ(0, tas_submit(self->fd, &node, 1, NULL, 0, NULL, 0, NULL, 0,
+				NULL));
+	node.class = DRM_TAS_CLASS_BATCH;
+	EXPECT_EQ(0, tas_template_create(self->fd, &node, 1, NULL, 0, &handle));
+	EXPECT_EQ(0, tas_template_destroy(self->fd, handle));
+	tas_syncobj_destroy(self->fd, syncobj);
+	ASSERT_EQ(0, tas_run_nop(self->fd));
+}
+
+#define TAS_MAX_IN_FLIGHT	1024
+
+static void tas_on_alarm(int sig __maybe_unused)
+{
+}
+
+/*
+ * A file has at most 1024 graphs in flight. The next submission waits
+ * until one of them completes (here: until a child process signals the
+ * sw_sync fence they all wait for, after it wrote to a pipe), rather than
+ * failing with -EAGAIN, which drmIoctl() would retry in a busy loop. A
+ * signal ends the wait with -EINTR, and the interrupted submission has no
+ * effect.
+ */
+TEST_F_TIMEOUT(tas, submit_waits_for_free_slot, 120)
+{
+	struct sw_sync_create_fence_data fence = {
+		.value = 1,
+		.name = "tas_test",
+	};
+	struct sigaction sa = { .sa_handler = tas_on_alarm };
+	struct drm_tas_submit_graph args;
+	struct drm_tas_sync wait, signal;
+	struct drm_tas_node node;
+	__u32 in, out, inc = 1, i;
+	int timeline, status, pipefd[2];
+	char byte;
+	pid_t pid;
+
+	timeline = open(SW_SYNC_PATH, O_RDWR | O_CLOEXEC);
+	if (timeline < 0)
+		SKIP(return, "no %s (CONFIG_SW_SYNC, debugfs mounted?)",
+		     SW_SYNC_PATH);
+	ASSERT_EQ(0, tas_ioctl(timeline, SW_SYNC_IOC_CREATE_FENCE, &fence));
+	ASSERT_EQ(0, tas_syncobj_create(self->fd, 0, &in));
+	ASSERT_EQ(0, tas_syncobj_import_sync_file(self->fd, in, fence.fence));
+	close(fence.fence);
+	ASSERT_EQ(0, tas_syncobj_create(self->fd, 0, &out));
+
+	tas_node_init(&node, 0, DRM_TAS_OP_NOP, 0);
+	tas_sync_init(&wait, in, DRM_TAS_NODE_GRAPH, 0);
+	tas_sync_init(&signal, out, DRM_TAS_NODE_GRAPH, 0);
+	for (i = 0; i < TAS_MAX_IN_FLIGHT; i++)
+		ASSERT_EQ(0, tas_submit(self->fd, &node, 1, NULL, 0, &wait, 1,
+					NULL, 0, NULL))
+			TH_LOG("graph %u", i);
+
+	memset(&args, 0, sizeof(args));
+	tas_array_init(&args.nodes, &node, 1, sizeof(node));
+	tas_array_init(&args.signals, &signal, 1, sizeof(signal));
+
+	/* A signal ends the wait; the submission had no effect. */
+	ASSERT_EQ(0, sigaction(SIGALRM, &sa, NULL));
+	alarm(1);
+	EXPECT_EQ(-1, ioctl(self->fd, DRM_IOCTL_TAS_SUBMIT_GRAPH, &args));
+	EXPECT_EQ(EINTR, errno);
+	EXPECT_EQ(0, tas_syncobj_has_fence(self->fd, out));
+
+	/* The wait ends when a graph completes. */
+	ASSERT_EQ(0, pipe(pipefd));
+	ASSERT_EQ(0, fcntl(pipefd[0], F_SETFL, O_NONBLOCK));
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (pid == 0) {
+		usleep(200 * 1000);
+		if (write(pipefd[1], "x", 1) != 1)
+			_exit(1);
+		_exit(ioctl(timeline, SW_SYNC_IOC_INC, &inc) ? 2 : 0);
+	}
+	EXPECT_EQ(0, ioctl(self->fd, DRM_IOCTL_TAS_SUBMIT_GRAPH, &args))
+		TH_LOG("errno %d", errno);
+	EXPECT_EQ(1, read(pipefd[0], &byte, 1))
+		TH_LOG("the submission returned before a graph completed");
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	ASSERT_EQ(0, tas_syncobj_wait_graph(self->fd, out));
+
+	close(pipefd[0]);
+	close(pipefd[1]);
+	close(timeline);
+	tas_syncobj_destroy(self->fd, out);
+	tas_syncobj_destroy(self->fd, in);
 	ASSERT_EQ(0, tas_run_nop(self->fd));
 }
 
