@@ -558,7 +558,6 @@ pub(crate) fn instance(
             KVec::new(),
             plan.pipelined_preds(v) as usize,
         )?;
-        exec.set_done(disp.done(tag, v, exec.clone()));
         let data = NodeJob::Node {
             ring: rings.get(node.ring as usize).ok_or(EINVAL)?.clone(),
             exec: exec.clone(),
@@ -572,10 +571,13 @@ pub(crate) fn instance(
             },
             GFP_KERNEL,
         )?;
-        Ok(NodeInit {
-            job: Job::new_shared(entity, 1, data)?,
-            exec,
-        })
+        let job = Job::new_shared(entity, 1, data)?;
+        // The completion token holds the node, which holds the token: only the job takes it
+        // out again (when it is dropped or freed), so the token is set once the job exists and
+        // nothing can fail any more. Set earlier, a failed allocation leaked the node and the
+        // buffers of its operation.
+        exec.set_done(disp.done(tag, v, exec.clone()));
+        Ok(NodeInit { job, exec })
     })?;
     Ok((inst, record))
 }

@@ -18,6 +18,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <poll.h>
+#include <sys/eventfd.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
@@ -3858,6 +3860,71 @@ TEST_F(tas, fifo_wait_does_not_block_dispatched_nodes)
 	tas_syncobj_destroy(self->fd, s);
 }
 
+static int tas_syncobj_eventfd(int fd, __u32 handle, __u64 point,
+			       __u32 flags, int efd)
+{
+	struct drm_syncobj_eventfd args = {
+		.handle = handle,
+		.flags = flags,
+		.point = point,
+		.fd = efd,
+	};
+
+	return tas_ioctl(fd, DRM_IOCTL_SYNCOBJ_EVENTFD, &args);
+}
+
+/* Whether @efd becomes readable within @timeout_ms. */
+static int tas_eventfd_ready(int efd, int timeout_ms)
+{
+	struct pollfd pfd = { .fd = efd, .events = POLLIN };
+
+	return poll(&pfd, 1, timeout_ms);
+}
+
+/*
+ * Event loops wait on syncobjs with eventfds (DRM_IOCTL_SYNCOBJ_EVENTFD).
+ * Registered before the graph exists, on a point that one of its nodes
+ * signals: the WAIT_AVAILABLE eventfd fires at submission, the other when
+ * the node completes.
+ */
+TEST_F(tas, syncobj_eventfd_on_node_point)
+{
+	struct drm_tas_sync signal;
+	struct drm_tas_node node;
+	int avail, done;
+	__u64 value;
+	__u32 tl;
+
+	avail = eventfd(0, EFD_CLOEXEC);
+	if (avail < 0 && errno == ENOSYS)
+		SKIP(return, "no eventfd (CONFIG_EVENTFD)");
+	ASSERT_LE(0, avail);
+	done = eventfd(0, EFD_CLOEXEC);
+	ASSERT_LE(0, done);
+	ASSERT_EQ(0, tas_syncobj_create(self->fd, 0, &tl));
+	ASSERT_EQ(0, tas_syncobj_eventfd(self->fd, tl, 2,
+					 DRM_SYNCOBJ_WAIT_FLAGS_WAIT_AVAILABLE,
+					 avail));
+	ASSERT_EQ(0, tas_syncobj_eventfd(self->fd, tl, 2, 0, done));
+	EXPECT_EQ(0, tas_eventfd_ready(avail, 0));
+
+	tas_node_init(&node, 0, DRM_TAS_OP_NOP, 300 * TAS_NSEC_PER_MSEC);
+	tas_sync_init(&signal, tl, 0, 2);
+	ASSERT_EQ(0, tas_submit(self->fd, &node, 1, NULL, 0, NULL, 0, &signal,
+				1, NULL));
+	ASSERT_EQ(1, tas_eventfd_ready(avail, 10000));
+	/* The node runs for 300 ms. */
+	EXPECT_EQ(0, tas_eventfd_ready(done, 0));
+	ASSERT_EQ(1, tas_eventfd_ready(done, 10000));
+	ASSERT_EQ(sizeof(value), read(done, &value, sizeof(value)));
+	EXPECT_EQ(1ULL, value);
+	ASSERT_EQ(0, tas_syncobj_timeline_wait(self->fd, tl, 2, 0));
+
+	tas_syncobj_destroy(self->fd, tl);
+	close(done);
+	close(avail);
+}
+
 /* Removes @cap from the effective capabilities of the calling thread. */
 static int tas_drop_capability(int cap)
 {
@@ -4156,7 +4223,9 @@ FIXTURE_VARIANT_ADD(tas_fault, graph_info) {
 FIXTURE_SETUP(tas_fault)
 {
 	const __u64 range = TAS_FAULT_WORDS * sizeof(__u32);
+	struct drm_tas_sync signal;
 	__u64 num_rings = 1;
+	__u32 syncobj;
 
 	self->nth = -1;
 	self->fd = tas_open_render_node();
@@ -4175,8 +4244,13 @@ FIXTURE_SETUP(tas_fault)
 	tas_edge_init(&self->edge, 0, 1);
 	ASSERT_EQ(0, tas_template_create(self->fd, self->nodes, 2, &self->edge,
 					 1, &self->tpl));
+	/* GRAPH_INFO's graph; done before the tests look at the buffer. */
+	ASSERT_EQ(0, tas_syncobj_create(self->fd, 0, &syncobj));
+	tas_sync_init(&signal, syncobj, DRM_TAS_NODE_GRAPH, 0);
 	ASSERT_EQ(0, tas_submit(self->fd, self->nodes, 2, &self->edge, 1, NULL,
-				0, NULL, 0, &self->graph_id));
+				0, &signal, 1, &self->graph_id));
+	ASSERT_EQ(0, tas_syncobj_wait_graph(self->fd, syncobj));
+	tas_syncobj_destroy(self->fd, syncobj);
 
 	self->nth = tas_failnth_open();
 	if (self->nth == -ENOENT)
