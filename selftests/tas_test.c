@@ -3059,13 +3059,42 @@ TEST_F(tas, syncobj_wait_point_of_other_graph)
 	tas_syncobj_destroy(self->fd, timeline);
 }
 
-/* A graph waits on a sw_sync fence, imported into a binary syncobj. */
-TEST_F(tas, syncobj_wait_sw_sync_fence)
+/*
+ * Opens a sw_sync timeline and imports its fence at value 1 into a new binary
+ * syncobj @syncobj, which signals once the timeline is incremented. Returns
+ * the timeline's file descriptor, or -errno (-ENOENT without sw_sync).
+ */
+static int tas_sw_sync_syncobj(int fd, __u32 *syncobj)
 {
 	struct sw_sync_create_fence_data fence = {
 		.value = 1,
 		.name = "tas_test",
 	};
+	int timeline, ret;
+
+	timeline = open(SW_SYNC_PATH, O_RDWR | O_CLOEXEC);
+	if (timeline < 0)
+		return -errno;
+	ret = tas_ioctl(timeline, SW_SYNC_IOC_CREATE_FENCE, &fence);
+	if (!ret)
+		ret = tas_syncobj_create(fd, 0, syncobj);
+	if (!ret) {
+		ret = tas_syncobj_import_sync_file(fd, *syncobj, fence.fence);
+		if (ret)
+			tas_syncobj_destroy(fd, *syncobj);
+	}
+	if (fence.fence >= 0 && !ret)
+		close(fence.fence);
+	if (ret) {
+		close(timeline);
+		return ret;
+	}
+	return timeline;
+}
+
+/* A graph waits on a sw_sync fence, imported into a binary syncobj. */
+TEST_F(tas, syncobj_wait_sw_sync_fence)
+{
 	struct drm_tas_node_info info;
 	struct drm_tas_sync wait, signal;
 	struct drm_tas_node node;
@@ -3073,15 +3102,11 @@ TEST_F(tas, syncobj_wait_sw_sync_fence)
 	__u64 graph_id, before_inc;
 	int timeline;
 
-	timeline = open(SW_SYNC_PATH, O_RDWR | O_CLOEXEC);
-	if (timeline < 0)
+	timeline = tas_sw_sync_syncobj(self->fd, &in);
+	if (timeline == -ENOENT)
 		SKIP(return, "no %s (CONFIG_SW_SYNC, debugfs mounted?)",
 		     SW_SYNC_PATH);
-
-	ASSERT_EQ(0, tas_ioctl(timeline, SW_SYNC_IOC_CREATE_FENCE, &fence));
-	ASSERT_EQ(0, tas_syncobj_create(self->fd, 0, &in));
-	ASSERT_EQ(0, tas_syncobj_import_sync_file(self->fd, in, fence.fence));
-	close(fence.fence);
+	ASSERT_LE(0, timeline);
 	ASSERT_EQ(0, tas_syncobj_create(self->fd, 0, &out));
 
 	tas_node_init(&node, 0, DRM_TAS_OP_NOP, TAS_NSEC_PER_MSEC);
@@ -3917,7 +3942,7 @@ TEST_F(tas, syncobj_eventfd_on_node_point)
 	/* The node runs for 300 ms. */
 	EXPECT_EQ(0, tas_eventfd_ready(done, 0));
 	ASSERT_EQ(1, tas_eventfd_ready(done, 10000));
-	ASSERT_EQ(sizeof(value), read(done, &value, sizeof(value)));
+	ASSERT_EQ((ssize_t)sizeof(value), read(done, &value, sizeof(value)));
 	EXPECT_EQ(1ULL, value);
 	ASSERT_EQ(0, tas_syncobj_timeline_wait(self->fd, tl, 2, 0));
 
@@ -3999,10 +4024,6 @@ static void tas_on_alarm(int sig __maybe_unused)
  */
 TEST_F_TIMEOUT(tas, submit_waits_for_free_slot, 120)
 {
-	struct sw_sync_create_fence_data fence = {
-		.value = 1,
-		.name = "tas_test",
-	};
 	struct sigaction sa = { .sa_handler = tas_on_alarm };
 	struct drm_tas_submit_graph args;
 	struct drm_tas_sync wait, signal;
@@ -4012,14 +4033,11 @@ TEST_F_TIMEOUT(tas, submit_waits_for_free_slot, 120)
 	char byte;
 	pid_t pid;
 
-	timeline = open(SW_SYNC_PATH, O_RDWR | O_CLOEXEC);
-	if (timeline < 0)
+	timeline = tas_sw_sync_syncobj(self->fd, &in);
+	if (timeline == -ENOENT)
 		SKIP(return, "no %s (CONFIG_SW_SYNC, debugfs mounted?)",
 		     SW_SYNC_PATH);
-	ASSERT_EQ(0, tas_ioctl(timeline, SW_SYNC_IOC_CREATE_FENCE, &fence));
-	ASSERT_EQ(0, tas_syncobj_create(self->fd, 0, &in));
-	ASSERT_EQ(0, tas_syncobj_import_sync_file(self->fd, in, fence.fence));
-	close(fence.fence);
+	ASSERT_LE(0, timeline);
 	ASSERT_EQ(0, tas_syncobj_create(self->fd, 0, &out));
 
 	tas_node_init(&node, 0, DRM_TAS_OP_NOP, 0);
