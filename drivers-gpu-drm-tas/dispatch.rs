@@ -235,7 +235,7 @@ impl WorkItem for Dispatcher {
     type Pointer = Arc<Dispatcher>;
 
     fn run(this: Arc<Dispatcher>) {
-        {
+        let done = {
             let mut state = this.state.lock();
             let st = &mut *state;
             for l in 0..st.launches.len() {
@@ -243,9 +243,13 @@ impl WorkItem for Dispatcher {
                     launch.resolve_waits(&mut st.set, l as u32);
                 }
             }
-            st.release(&this);
+            // Not `release()`, which would queue this work item again for what it reaps next.
+            st.release_ready(&this);
+            st.done
+        };
+        if done > 0 {
+            this.reap();
         }
-        this.reap();
     }
 }
 
