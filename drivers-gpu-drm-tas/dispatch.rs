@@ -78,10 +78,14 @@ use kernel::{
     },
 };
 
-use crate::engine::{
-    now_ns,
-    NodeExec,
-    NodeJob, //
+use crate::{
+    driver::client_gfp,
+    engine::{
+        now_ns,
+        NodeExec,
+        NodeJob, //
+    },
+    file::Charge,
 };
 
 /// Nodes the dispatcher gives a ring of one client at a time: one running, one queued behind it.
@@ -125,13 +129,15 @@ struct Launch {
     /// When the launch was started, for the scheduler's trace events.
     queued_at: Instant<Monotonic>,
     run: Run,
-    slots: KVec<Slot>,
+    slots: KVVec<Slot>,
     /// The fence that syncobj signals of the whole graph got.
     graph_out: Option<DriverFence>,
     first_error: Option<Error>,
     waits: KVec<Pin<KBox<FenceCallback<Wait>>>>,
     /// Whether each of `waits` has been resolved.
     resolved: KVec<bool>,
+    /// The launch's nodes in the file's budget, given back when the launch is dropped.
+    _charge: Option<Charge>,
 }
 
 enum LaunchSlot {
@@ -267,6 +273,8 @@ pub(crate) struct Reservation {
     disp: Arc<Dispatcher>,
     /// [`NO_SLOT`] once used.
     slot: u32,
+    /// The nodes of the submission in the file's budget, which the launch takes over.
+    charge: Option<Charge>,
 }
 
 impl Drop for Reservation {
@@ -556,7 +564,7 @@ pub(crate) struct NodeInit {
 /// ahead of time).
 pub(crate) struct Instance {
     tag: Arc<LaunchTag>,
-    slots: KVec<Slot>,
+    slots: KVVec<Slot>,
     run: Run,
 }
 
@@ -591,9 +599,9 @@ impl Dispatcher {
         &self.gate
     }
 
-    /// Takes a free launch slot, waiting while the client has [`MAX_LAUNCHES`] graphs in
-    /// flight; `ERESTARTSYS` if a signal arrives first.
-    pub(crate) fn reserve(self: &Arc<Self>) -> Result<Reservation> {
+    /// Takes a free launch slot for a submission whose nodes are `charge`d, waiting while the
+    /// client has [`MAX_LAUNCHES`] graphs in flight; `ERESTARTSYS` if a signal arrives first.
+    pub(crate) fn reserve(self: &Arc<Self>, charge: Charge) -> Result<Reservation> {
         let mut state = self.state.lock();
         loop {
             let free = state
@@ -605,6 +613,7 @@ impl Dispatcher {
                 return Ok(Reservation {
                     disp: self.clone(),
                     slot: l as u32,
+                    charge: Some(charge),
                 });
             }
             if self.slot_freed.wait_interruptible(&mut state) {
@@ -678,9 +687,9 @@ impl Dispatcher {
             LaunchTag {
                 slot: Atomic::new(NO_SLOT),
             },
-            GFP_KERNEL,
+            client_gfp(),
         )?;
-        let mut slots = KVec::with_capacity(plan.len(), GFP_KERNEL)?;
+        let mut slots = KVVec::with_capacity(plan.len(), client_gfp())?;
         for v in 0..plan.len() as u32 {
             let init = make(v, &tag)?;
             slots.push(
@@ -691,13 +700,13 @@ impl Dispatcher {
                     error: None,
                     ready_at: None,
                 },
-                GFP_KERNEL,
+                client_gfp(),
             )?;
         }
         Ok(Instance {
             tag,
             slots,
-            run: Run::new(plan)?,
+            run: Run::new(plan, client_gfp())?,
         })
     }
 
@@ -720,13 +729,15 @@ impl Dispatcher {
     ) -> Result<LaunchFences> {
         // Dropping the reservation gives the slot back if the launch failed.
         let l = slot.slot;
-        let r = self.start(l, plan, inst, waits, signalled, graph_signalled);
+        let charge = slot.charge.take();
+        let r = self.start(l, plan, inst, waits, signalled, graph_signalled, charge);
         if r.is_ok() {
             slot.slot = NO_SLOT;
         }
         r
     }
 
+    #[expect(clippy::too_many_arguments)]
     fn start(
         self: &Arc<Self>,
         l: u32,
@@ -735,42 +746,43 @@ impl Dispatcher {
         waits: &[(Option<u32>, ARef<Fence>)],
         signalled: &[u32],
         graph_signalled: bool,
+        charge: Option<Charge>,
     ) -> Result<LaunchFences> {
         let Instance {
             tag,
             mut slots,
             mut run,
         } = inst;
-        let mut outs = KVec::with_capacity(signalled.len(), GFP_KERNEL)?;
+        let mut outs = KVec::with_capacity(signalled.len(), client_gfp())?;
         for &v in signalled {
             let slot = slots.get_mut(v as usize).ok_or(EINVAL)?;
             if slot.out.is_none() {
-                let fence = FenceContext::new(c"tas", c"tas-node").new_fence((), GFP_KERNEL)?;
-                outs.push((v, fence.fence().clone()), GFP_KERNEL)?;
+                let fence = FenceContext::new(c"tas", c"tas-node").new_fence((), client_gfp())?;
+                outs.push((v, fence.fence().clone()), client_gfp())?;
                 slot.out = Some(fence);
             }
         }
         let graph_out = if graph_signalled {
-            Some(FenceContext::new(c"tas", c"tas-graph").new_fence((), GFP_KERNEL)?)
+            Some(FenceContext::new(c"tas", c"tas-graph").new_fence((), client_gfp())?)
         } else {
             None
         };
         let graph_fence = graph_out.as_ref().map(|f| f.fence().clone());
 
-        let mut cbs = KVec::with_capacity(waits.len(), GFP_KERNEL)?;
+        let mut cbs = KVec::with_capacity(waits.len(), client_gfp())?;
         for (node, fence) in waits {
             let wait = Wait {
                 disp: self.clone(),
                 node: *node,
                 fired: Atomic::new(false),
             };
-            match KBox::pin_init(FenceCallback::new(fence, wait), GFP_KERNEL) {
+            match KBox::pin_init(FenceCallback::new(fence, wait), client_gfp()) {
                 Ok(cb) => {
                     match node {
                         Some(v) => run.add_wait(*v),
                         None => plan.sources().iter().for_each(|&v| run.add_wait(v)),
                     }
-                    cbs.push(cb, GFP_KERNEL)?;
+                    cbs.push(cb, client_gfp())?;
                 }
                 // Already signalled: nothing to wait for.
                 Err(e) if e == ENOENT => {}
@@ -785,7 +797,7 @@ impl Dispatcher {
                 break;
             };
             // Twice what is needed, so that growing is amortised over many launches.
-            let storage = KVec::with_capacity(need.max(8).saturating_mul(2), GFP_KERNEL)?;
+            let storage = KVVec::with_capacity(need.max(8).saturating_mul(2), client_gfp())?;
             self.state.lock().set.install(idx, storage);
         }
 
@@ -797,10 +809,11 @@ impl Dispatcher {
                 slots,
                 graph_out,
                 first_error: None,
-                resolved: KVec::from_elem(false, cbs.len(), GFP_KERNEL)?,
+                resolved: KVec::from_elem(false, cbs.len(), client_gfp())?,
                 waits: cbs,
+                _charge: charge,
             },
-            GFP_KERNEL,
+            client_gfp(),
         )?;
 
         let mut state = self.state.lock();

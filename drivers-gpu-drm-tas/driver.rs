@@ -3,6 +3,7 @@
 //! The DRM driver of the TAS virtual device.
 
 use kernel::{
+    alloc::Flags,
     device::DeviceContext,
     drm::{
         self,
@@ -21,7 +22,7 @@ use crate::{
 };
 
 /// Version of the uAPI, reported by `DRM_TAS_PARAM_VERSION`.
-pub(crate) const UAPI_VERSION: u64 = 3;
+pub(crate) const UAPI_VERSION: u64 = 4;
 
 /// Largest number of rings the virtual engine can have.
 pub(crate) const MAX_RINGS: u32 = 16;
@@ -52,6 +53,20 @@ pub(crate) const MAX_RING_DEPTH: u32 = 64;
 
 /// Number of graphs whose results a file keeps for `GRAPH_INFO`.
 pub(crate) const GRAPH_HISTORY: usize = 64;
+
+/// Largest number of nodes of one file's graphs in flight (submitted or launched, not
+/// completed); a submission that would exceed it waits.
+pub(crate) const MAX_NODES_IN_FLIGHT: u64 = 65536;
+
+/// Largest number of nodes of one file's templates together.
+pub(crate) const MAX_TEMPLATE_NODES: u64 = 65536;
+
+/// Allocation flags for memory whose amount a client decides (its graphs and templates):
+/// charged to the client's memory cgroup, and failing with `ENOMEM`, without an OOM kill or a
+/// warning, when the cgroup or the system has no room for it.
+pub(crate) fn client_gfp() -> Flags {
+    GFP_KERNEL_ACCOUNT | __GFP_RETRY_MAYFAIL | __GFP_NOWARN
+}
 
 pub(crate) struct TasDriver;
 

@@ -16,6 +16,7 @@
 use core::ptr;
 
 use kernel::{
+    alloc::Flags,
     device,
     dma_fence::{
         DriverFence,
@@ -66,6 +67,7 @@ use crate::{
         Done,
         GangGate, //
     },
+    file::Charge,
     gem::TasObject, //
 };
 
@@ -230,7 +232,7 @@ impl Op {
 /// The operation of a node: its own, or one of a template's, shared by all of its launches.
 pub(crate) enum OpRef {
     Own(Op),
-    Shared(Arc<KVec<Op>>, usize),
+    Shared(Arc<KVVec<Op>>, usize),
 }
 
 impl OpRef {
@@ -302,8 +304,13 @@ pub(crate) struct Gang {
 
 impl Gang {
     /// Creates the barrier of a gang of `members` nodes on `rings` (a bit mask), admitted by
-    /// `gate`.
-    pub(crate) fn new(members: u32, rings: u64, gate: &Arc<GangGate>) -> Result<Arc<Self>> {
+    /// `gate`, allocated with `flags`.
+    pub(crate) fn new(
+        members: u32,
+        rings: u64,
+        gate: &Arc<GangGate>,
+        flags: Flags,
+    ) -> Result<Arc<Self>> {
         let waiting = i32::try_from(members).map_err(|_| EINVAL)?;
         Arc::pin_init(
             pin_init!(Gang {
@@ -318,7 +325,7 @@ impl Gang {
                 first_ns: Atomic::new(u64::MAX),
                 last_ns: Atomic::new(0),
             }),
-            GFP_KERNEL,
+            flags,
         )
     }
 
@@ -411,6 +418,8 @@ pub(crate) struct NodeExec {
 }
 
 impl NodeExec {
+    /// Creates a node for `ring`, allocated with `flags`.
+    #[expect(clippy::too_many_arguments)]
     pub(crate) fn new(
         ring: u32,
         op: OpRef,
@@ -419,11 +428,12 @@ impl NodeExec {
         gang: Option<Arc<Gang>>,
         deps: KVec<ARef<Fence>>,
         pipelined: usize,
+        flags: Flags,
     ) -> Result<Arc<Self>> {
         if usize::from(urgency) >= URGENCIES {
             return Err(EINVAL);
         }
-        let pipe_deps = KVec::with_capacity(pipelined, GFP_KERNEL)?;
+        let pipe_deps = KVec::with_capacity(pipelined, flags)?;
         Arc::pin_init(
             pin_init!(Self {
                 ring,
@@ -442,7 +452,7 @@ impl NodeExec {
                 done <- new_spinlock!(None),
                 pipe_deps <- new_spinlock!(pipe_deps),
             }),
-            GFP_KERNEL,
+            flags,
         )
     }
 
@@ -757,10 +767,14 @@ impl Ring {
     }
 
     fn remove(&self, node: &Arc<NodeExec>) {
-        let mut fifo = self.fifo.lock();
-        if let Some(pos) = fifo.iter().position(|n| Arc::ptr_eq(n, node)) {
-            let _ = fifo.remove(pos);
-        }
+        let removed = {
+            let mut fifo = self.fifo.lock();
+            let pos = fifo.iter().position(|n| Arc::ptr_eq(n, node));
+            pos.and_then(|pos| fifo.remove(pos).ok())
+        };
+        // Outside of the lock: if this was the last reference, the node's operation (which may
+        // be `vmalloc`ed, or hold buffer mappings) goes with it.
+        drop(removed);
     }
 }
 
@@ -782,6 +796,9 @@ pub(crate) enum NodeJob {
         ring: Arc<Ring>,
         exec: Arc<NodeExec>,
         alloc: Option<FenceAllocation>,
+        /// The graph's nodes in its file's budget, for a node of the stock dispatch: given back
+        /// once the last of them is freed.
+        _charge: Option<Arc<Charge>>,
     },
     /// The completion of a graph: runs on the graph ring, which executes nothing, once the sink
     /// nodes of the graph (all on other schedulers, so fully waited for) have finished, and
@@ -810,7 +827,9 @@ impl JobImpl for NodeJob {
                 let (_, error) = dep_state(deps, 0);
                 return error.map_or(Ok(None), Err);
             }
-            NodeJob::Node { ring, exec, alloc } => (ring.clone(), exec.clone(), alloc.take()),
+            NodeJob::Node {
+                ring, exec, alloc, ..
+            } => (ring.clone(), exec.clone(), alloc.take()),
         };
         // The completion token learns the finished fence before the ring can complete the node.
         let finished = job.finished_fence();

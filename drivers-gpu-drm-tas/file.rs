@@ -21,7 +21,7 @@ use kernel::{
         },
         Registered, //
     },
-    new_mutex,
+    new_condvar, new_mutex,
     prelude::*,
     sync::{
         atomic::{
@@ -29,6 +29,7 @@ use kernel::{
             Relaxed, //
         },
         Arc,
+        CondVar,
         Mutex,
         UniqueArc, //
     },
@@ -42,6 +43,7 @@ use kernel::{
 use crate::{
     dispatch::Dispatcher,
     driver::{
+        client_gfp,
         TasDevice,
         TasDriver,
         GRAPH_HISTORY,
@@ -49,8 +51,10 @@ use crate::{
         MAX_DURATION_NS,
         MAX_EDGES,
         MAX_NODES,
+        MAX_NODES_IN_FLIGHT,
         MAX_SIGNALS,
         MAX_STRIDE,
+        MAX_TEMPLATE_NODES,
         MAX_WAITS,
         UAPI_VERSION, //
     },
@@ -92,7 +96,7 @@ type RecordRoom = UniqueArc<MaybeUninit<GraphRecord>>;
 impl Graphs {
     /// Allocates the room for the record of the next graph.
     fn reserve() -> Result<RecordRoom> {
-        Ok(UniqueArc::new_uninit(GFP_KERNEL)?)
+        Ok(UniqueArc::new_uninit(client_gfp())?)
     }
 
     /// Keeps `record`, in `room`, as the next graph; returns its id. Cannot fail: it
@@ -114,10 +118,72 @@ impl Graphs {
     }
 }
 
-/// The templates of a file, at most [`MAX_TEMPLATES`].
+/// The templates of a file, at most [`MAX_TEMPLATES`] with at most [`MAX_TEMPLATE_NODES`]
+/// nodes together.
 struct Templates {
     next_handle: u32,
     list: KVec<(u32, Arc<Template>)>,
+    /// The nodes of the templates in `list`.
+    nodes: u64,
+}
+
+/// The nodes of a file's graphs in flight, at most [`MAX_NODES_IN_FLIGHT`]: what bounds the
+/// memory a file's submissions hold (besides its memory cgroup, which is charged for it).
+#[pin_data]
+pub(crate) struct Budget {
+    #[pin]
+    used: Mutex<u64>,
+    /// Notified when nodes are given back.
+    #[pin]
+    freed: CondVar,
+}
+
+impl Budget {
+    fn new() -> Result<Arc<Self>> {
+        Arc::pin_init(
+            pin_init!(Self {
+                used <- new_mutex!(0),
+                freed <- new_condvar!("tas::Budget::freed"),
+            }),
+            GFP_KERNEL,
+        )
+    }
+
+    /// Takes `nodes` (at most [`MAX_NODES`]) for a graph, waiting interruptibly until the
+    /// file's graphs in flight leave room for them.
+    fn charge(self: &Arc<Self>, nodes: u32) -> Result<Charge> {
+        let want = u64::from(nodes).min(MAX_NODES);
+        let mut used = self.used.lock();
+        while *used + want > MAX_NODES_IN_FLIGHT {
+            if self.freed.wait_interruptible(&mut used) {
+                return Err(ERESTARTSYS);
+            }
+        }
+        *used += want;
+        Ok(Charge {
+            budget: self.clone(),
+            nodes: want,
+        })
+    }
+}
+
+/// Nodes taken from a file's [`Budget`] by a graph in flight, given back when dropped: by the
+/// last job of a graph of the stock dispatch, or when the dispatcher drops a completed launch.
+///
+/// The budget's lock is taken by nothing that holds another lock, so a charge may be dropped
+/// under any sleeping lock of the driver.
+pub(crate) struct Charge {
+    budget: Arc<Budget>,
+    nodes: u64,
+}
+
+impl Drop for Charge {
+    fn drop(&mut self) {
+        let mut used = self.budget.used.lock();
+        *used = used.saturating_sub(self.nodes);
+        drop(used);
+        self.budget.freed.notify_all();
+    }
 }
 
 /// A client of the driver: its dispatcher, one scheduler entity per ring and class and one per
@@ -125,6 +191,7 @@ struct Templates {
 #[pin_data(PinnedDrop)]
 pub(crate) struct File {
     disp: Arc<Dispatcher>,
+    budget: Arc<Budget>,
     /// At `ring * Class::COUNT + class`, with the class's priority.
     entities: KVec<Arc<Entity<NodeJob>>>,
     /// Per ring, for `DRM_TAS_SUBMIT_FIFO` jobs, which wait for their dependencies in the
@@ -177,6 +244,7 @@ impl drm::file::DriverFile for File {
         KBox::pin_init(
             try_pin_init!(Self {
                 disp: Dispatcher::new(dev.num_rings, &dev.gate)?,
+                budget: Budget::new()?,
                 entities,
                 fifo_entities,
                 graph_entity,
@@ -184,6 +252,7 @@ impl drm::file::DriverFile for File {
                 templates <- new_mutex!(Templates {
                     next_handle: 1,
                     list: KVec::with_capacity(MAX_TEMPLATES, GFP_KERNEL)?,
+                    nodes: 0,
                 }),
             }? Error),
             GFP_KERNEL,
@@ -218,6 +287,8 @@ impl File {
             }
             uapi::drm_tas_param_DRM_TAS_PARAM_RING_DEPTH => dev.ring_depth.into(),
             uapi::drm_tas_param_DRM_TAS_PARAM_MAX_STRIDE => MAX_STRIDE.into(),
+            uapi::drm_tas_param_DRM_TAS_PARAM_MAX_NODES_IN_FLIGHT => MAX_NODES_IN_FLIGHT,
+            uapi::drm_tas_param_DRM_TAS_PARAM_MAX_TEMPLATE_NODES => MAX_TEMPLATE_NODES,
             _ => return Err(EINVAL),
         };
 
@@ -263,12 +334,14 @@ impl File {
         file: &drm::File<File>,
     ) -> Result<u32> {
         let this = file.inner();
-        // A launch slot of the dispatcher, waited for before the file's submission lock: the
-        // file's other submissions may be what frees one.
-        let launch = if args.flags & uapi::DRM_TAS_SUBMIT_FIFO == 0 {
-            Some(this.disp.reserve()?)
+        // Room for the nodes, then a launch slot of the dispatcher, waited for before the
+        // file's submission lock: the file's other submissions may be what frees them. The
+        // node count is checked later; a count above the limit fails there.
+        let charge = this.budget.charge(args.nodes.count)?;
+        let (launch, charge) = if args.flags & uapi::DRM_TAS_SUBMIT_FIFO == 0 {
+            (Some(this.disp.reserve(charge)?), None)
         } else {
-            None
+            (None, Some(Arc::new(charge, client_gfp())?))
         };
         // Submissions of one file are serialised, so that graph ids and syncobj points follow
         // submission order.
@@ -279,7 +352,7 @@ impl File {
             graph: &this.graph_entity,
         };
         let room = Graphs::reserve()?;
-        let record = graph::submit(dev, file, &entities, &this.disp, args, launch)?;
+        let record = graph::submit(dev, file, &entities, &this.disp, args, launch, charge)?;
         // Past the point of no return: nothing fails any more.
         args.graph_id = graphs.add(room, record);
         Ok(0)
@@ -296,24 +369,30 @@ impl File {
             return Err(EINVAL);
         }
         let this = file.inner();
-        if this.templates.lock().list.len() >= MAX_TEMPLATES {
+        let fits = |t: &Templates| {
+            t.list.len() < MAX_TEMPLATES
+                && t.nodes + u64::from(args.nodes.count) <= MAX_TEMPLATE_NODES
+        };
+        if !fits(&this.templates.lock()) {
             return Err(ENOSPC);
         }
         let checked = graph::check_graph(dev, file, &args.nodes, &args.edges)?;
         checked.check_classes()?;
         let template = Template::new(checked, &dev.rings, &this.entities, &this.disp)?;
         let mut templates = this.templates.lock();
-        if templates.list.len() >= MAX_TEMPLATES {
+        if !fits(&templates) {
             drop(templates);
             template.flush();
             return Err(ENOSPC);
         }
         let handle = templates.next_handle;
         templates.next_handle = templates.next_handle.checked_add(1).ok_or(ENOSPC)?;
+        let nodes = template.len() as u64;
         templates
             .list
             .push_within_capacity((handle, template))
             .map_err(|_| ENOSPC)?;
+        templates.nodes += nodes;
         args.handle = handle;
         Ok(0)
     }
@@ -330,7 +409,12 @@ impl File {
         }
         let this = file.inner();
         // As for `submit_graph`.
-        let launch = this.disp.reserve()?;
+        let nodes = {
+            let templates = this.templates.lock();
+            let found = templates.list.iter().find(|(h, _)| *h == args.handle);
+            found.map(|(_, t)| t.len() as u32).ok_or(ENOENT)?
+        };
+        let launch = this.disp.reserve(this.budget.charge(nodes)?)?;
         let mut graphs = this.graphs.lock();
         // Held while an instance is taken, so that a destroyed template's work item is idle
         // once its destroy has flushed it.
@@ -372,7 +456,9 @@ impl File {
                 .iter()
                 .position(|(h, _)| *h == args.handle)
                 .ok_or(ENOENT)?;
-            templates.list.remove(pos).map_err(|_| ENOENT)?.1
+            let template = templates.list.remove(pos).map_err(|_| ENOENT)?.1;
+            templates.nodes = templates.nodes.saturating_sub(template.len() as u64);
+            template
         };
         template.flush();
         Ok(0)

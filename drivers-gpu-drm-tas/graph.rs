@@ -74,6 +74,7 @@ use crate::{
         Reservation, //
     },
     driver::{
+        client_gfp,
         TasDevice,
         MAX_DURATION_NS,
         MAX_EDGES,
@@ -92,7 +93,10 @@ use crate::{
         OpRef,
         Ring, //
     },
-    file::File,
+    file::{
+        Charge,
+        File, //
+    },
     gem::Bo,
 };
 
@@ -133,7 +137,7 @@ fn class(node: &uapi::drm_tas_node) -> Class {
 pub(crate) struct GraphRecord {
     /// When the graph was submitted or launched.
     pub(crate) queued_ns: u64,
-    pub(crate) nodes: KVec<NodeRecord>,
+    pub(crate) nodes: KVVec<NodeRecord>,
 }
 
 /// Checks the header of a user array of `T`; returns its element count.
@@ -177,8 +181,8 @@ unsafe fn read_raw<T>(reader: &mut UserSliceReader) -> Result<T> {
 /// # Safety
 ///
 /// `T` must be a plain C structure of integers, valid for any bit pattern.
-unsafe fn read_array<T>(array: &uapi::drm_tas_array, count: usize) -> Result<KVec<T>> {
-    let mut out = KVec::with_capacity(count, GFP_KERNEL)?;
+unsafe fn read_array<T>(array: &uapi::drm_tas_array, count: usize) -> Result<KVVec<T>> {
+    let mut out = KVVec::with_capacity(count, client_gfp())?;
     if count == 0 {
         return Ok(out);
     }
@@ -199,7 +203,7 @@ unsafe fn read_array<T>(array: &uapi::drm_tas_array, count: usize) -> Result<KVe
             }
             tail -= n;
         }
-        out.push(value, GFP_KERNEL)?;
+        out.push_within_capacity(value).map_err(|_| ENOMEM)?;
     }
     Ok(out)
 }
@@ -332,8 +336,8 @@ fn check_sync(file: &drm::File<File>, s: &uapi::drm_tas_sync, n: usize) -> Resul
 
 /// A checked graph: its nodes, their operations and the plan.
 pub(crate) struct CheckedGraph {
-    pub(crate) nodes: KVec<uapi::drm_tas_node>,
-    pub(crate) ops: KVec<Option<Op>>,
+    pub(crate) nodes: KVVec<uapi::drm_tas_node>,
+    pub(crate) ops: KVVec<Option<Op>>,
     pub(crate) plan: Plan,
 }
 
@@ -382,12 +386,12 @@ pub(crate) fn check_graph(
             return Err(EINVAL);
         }
     }
-    let mut ops = KVec::with_capacity(n, GFP_KERNEL)?;
+    let mut ops = KVVec::with_capacity(n, client_gfp())?;
     for node in nodes.iter() {
-        ops.push(Some(node_op(file, node)?), GFP_KERNEL)?;
+        ops.push(Some(node_op(file, node)?), client_gfp())?;
     }
 
-    let mut descs = KVec::with_capacity(n, GFP_KERNEL)?;
+    let mut descs = KVVec::with_capacity(n, client_gfp())?;
     for node in nodes.iter() {
         descs.push(
             NodeDesc {
@@ -396,14 +400,14 @@ pub(crate) fn check_graph(
                 gang: node.gang,
                 cost: node.duration_ns,
             },
-            GFP_KERNEL,
+            client_gfp(),
         )?;
     }
-    let mut edge_list = KVec::with_capacity(n_edges, GFP_KERNEL)?;
+    let mut edge_list = KVVec::with_capacity(n_edges, client_gfp())?;
     for e in edges.iter() {
-        edge_list.push((e.from, e.to), GFP_KERNEL)?;
+        edge_list.push((e.from, e.to), client_gfp())?;
     }
-    let plan = Plan::new(&descs, &edge_list, dev.num_rings)?;
+    let plan = Plan::new(&descs, &edge_list, dev.num_rings, client_gfp())?;
     Ok(CheckedGraph { nodes, ops, plan })
 }
 
@@ -430,17 +434,17 @@ pub(crate) fn check_syncs(
     let signals = unsafe { read_array::<uapi::drm_tas_sync>(signals, n_signals) }?;
 
     // Waits: resolved now; a point that is not submitted yet is rejected.
-    let mut wait_fences = KVec::with_capacity(n_waits, GFP_KERNEL)?;
+    let mut wait_fences = KVec::with_capacity(n_waits, client_gfp())?;
     for w in waits.iter() {
         let w = check_sync(file, w, n)?;
         match w.syncobj.fence_at(w.point)? {
-            SyncPoint::Submitted(fence) => wait_fences.push((w.node, fence), GFP_KERNEL)?,
+            SyncPoint::Submitted(fence) => wait_fences.push((w.node, fence), client_gfp())?,
             SyncPoint::NotSubmitted => return Err(EINVAL),
         }
     }
 
     // Signals: checked, and chain nodes allocated for timeline points.
-    let mut sigs = KVec::with_capacity(n_signals, GFP_KERNEL)?;
+    let mut sigs = KVec::with_capacity(n_signals, client_gfp())?;
     for s in signals.iter() {
         let s = check_sync(file, s, n)?;
         if s.point != 0 && s.point <= s.syncobj.last_point() {
@@ -454,11 +458,11 @@ pub(crate) fn check_syncs(
             return Err(EINVAL);
         }
         let chain = if s.point != 0 {
-            Some(FenceChain::new(GFP_KERNEL)?)
+            Some(FenceChain::new(client_gfp())?)
         } else {
             None
         };
-        sigs.push((s, chain), GFP_KERNEL)?;
+        sigs.push((s, chain), client_gfp())?;
     }
     Ok(CheckedSyncs {
         waits: wait_fences,
@@ -489,7 +493,8 @@ pub(crate) fn install_signals(
 }
 
 /// Validates and dispatches a graph, in the dispatcher's launch slot `slot` or, without one,
-/// with the stock dispatch (`DRM_TAS_SUBMIT_FIFO`); returns its record.
+/// with the stock dispatch (`DRM_TAS_SUBMIT_FIFO`), whose jobs hold `charge`; returns its
+/// record.
 pub(crate) fn submit(
     dev: &TasDevice,
     file: &drm::File<File>,
@@ -497,6 +502,7 @@ pub(crate) fn submit(
     disp: &Arc<Dispatcher>,
     args: &uapi::drm_tas_submit_graph,
     slot: Option<Reservation>,
+    charge: Option<Arc<Charge>>,
 ) -> Result<GraphRecord> {
     if args.extensions != 0 || args.flags & !uapi::DRM_TAS_SUBMIT_FIFO != 0 || args.pad != 0 {
         return Err(EINVAL);
@@ -508,7 +514,7 @@ pub(crate) fn submit(
     }
     let syncs = check_syncs(file, &args.waits, &args.signals, graph.nodes.len())?;
     let (record, node_fences, graph_fence) = match slot {
-        None => push_fifo(dev, entities, graph, &syncs)?,
+        None => push_fifo(dev, entities, graph, &syncs, charge.ok_or(EINVAL)?)?,
         Some(slot) => dispatch(dev, entities, disp, graph, &syncs, slot)?,
     };
     // Point of no return: nothing below fails.
@@ -531,15 +537,15 @@ pub(crate) fn instance(
 ) -> Result<(Instance, GraphRecord)> {
     let mut record = GraphRecord {
         queued_ns: 0,
-        nodes: KVec::with_capacity(nodes.len(), GFP_KERNEL)?,
+        nodes: KVVec::with_capacity(nodes.len(), client_gfp())?,
     };
     // The start barriers of the gangs of this launch.
-    let mut gangs = KVec::with_capacity(plan.num_gangs(), GFP_KERNEL)?;
+    let mut gangs = KVVec::with_capacity(plan.num_gangs(), client_gfp())?;
     for g in 0..plan.num_gangs() as u32 {
         let members = u32::try_from(plan.gang_members(g).len()).map_err(|_| EINVAL)?;
         gangs.push(
-            Gang::new(members, plan.gang_rings(g), disp.gate())?,
-            GFP_KERNEL,
+            Gang::new(members, plan.gang_rings(g), disp.gate(), client_gfp())?,
+            client_gfp(),
         )?;
     }
     let inst = disp.instance(plan, |v, tag| {
@@ -557,21 +563,24 @@ pub(crate) fn instance(
             gang,
             KVec::new(),
             plan.pipelined_preds(v) as usize,
+            client_gfp(),
         )?;
         let data = NodeJob::Node {
             ring: rings.get(node.ring as usize).ok_or(EINVAL)?.clone(),
             exec: exec.clone(),
-            alloc: Some(FenceAllocation::new(GFP_KERNEL)?),
+            alloc: Some(FenceAllocation::new(client_gfp())?),
+            // The launch holds the charge of the dispatcher's nodes.
+            _charge: None,
         };
         let entity = entities[entity_index(node.ring, class)].clone();
-        record.nodes.push(
-            NodeRecord {
+        record
+            .nodes
+            .push_within_capacity(NodeRecord {
                 exec: exec.clone(),
                 finished: None,
-            },
-            GFP_KERNEL,
-        )?;
-        let job = Job::new_shared(entity, 1, data)?;
+            })
+            .map_err(|_| ENOMEM)?;
+        let job = Job::new_shared(entity, 1, data, client_gfp())?;
         // The completion token holds the node, which holds the token: only the job takes it
         // out again (when it is dropped or freed), so the token is set once the job exists and
         // nothing can fail any more. Set earlier, a failed allocation leaked the node and the
@@ -591,14 +600,14 @@ pub(crate) fn launch(
     syncs: &CheckedSyncs,
 ) -> Result<LaunchFences> {
     let sigs = &syncs.signals;
-    let mut waits = KVec::with_capacity(syncs.waits.len(), GFP_KERNEL)?;
+    let mut waits = KVec::with_capacity(syncs.waits.len(), client_gfp())?;
     for (node, fence) in syncs.waits.iter() {
-        waits.push((node.map(|v| v as u32), fence.clone()), GFP_KERNEL)?;
+        waits.push((node.map(|v| v as u32), fence.clone()), client_gfp())?;
     }
-    let mut signalled = KVec::with_capacity(sigs.len(), GFP_KERNEL)?;
+    let mut signalled = KVec::with_capacity(sigs.len(), client_gfp())?;
     for (s, _) in sigs.iter() {
         if let Some(v) = s.node {
-            signalled.push(v as u32, GFP_KERNEL)?;
+            signalled.push(v as u32, client_gfp())?;
         }
     }
     let graph_signal = sigs.iter().any(|(s, _)| s.node.is_none());
@@ -625,7 +634,7 @@ fn dispatch(
         Ok(OpRef::Own(ops[v].take().ok_or(EINVAL)?))
     })?;
     record.queued_ns = now_ns();
-    let plan = Arc::new(plan, GFP_KERNEL)?;
+    let plan = Arc::new(plan, client_gfp())?;
     let (node_fences, graph_fence) = launch(disp, slot, plan, inst, syncs)?;
     Ok((record, node_fences, graph_fence))
 }
@@ -636,6 +645,7 @@ fn push_fifo(
     entities: &Entities<'_>,
     graph: CheckedGraph,
     syncs: &CheckedSyncs,
+    charge: Arc<Charge>,
 ) -> Result<Dispatched> {
     let CheckedGraph {
         nodes,
@@ -651,14 +661,14 @@ fn push_fifo(
     // with the index of their node. Every node also waits for `gate`, which is signalled at the
     // point of no return: if anything fails before it, dropping the gate cancels (with
     // ECANCELED) every node already pushed, before any of them ran.
-    let gate = FenceContext::new(c"tas", c"tas-submit").new_fence((), GFP_KERNEL)?;
-    let mut finished: KVec<Option<ARef<Fence>>> = KVec::from_elem(None, n, GFP_KERNEL)?;
-    let mut execs: KVec<Option<Arc<NodeExec>>> = KVec::from_elem(None, n, GFP_KERNEL)?;
-    let mut pred_fences: KVec<KVec<(u32, ARef<Fence>)>> = KVec::with_capacity(n, GFP_KERNEL)?;
+    let gate = FenceContext::new(c"tas", c"tas-submit").new_fence((), client_gfp())?;
+    let mut finished: KVVec<Option<ARef<Fence>>> = KVVec::from_elem(None, n, client_gfp())?;
+    let mut execs: KVVec<Option<Arc<NodeExec>>> = KVVec::from_elem(None, n, client_gfp())?;
+    let mut pred_fences: KVVec<KVec<(u32, ARef<Fence>)>> = KVVec::with_capacity(n, client_gfp())?;
     for v in 0..n as u32 {
         pred_fences.push(
-            KVec::with_capacity(plan.indegree(v) as usize, GFP_KERNEL)?,
-            GFP_KERNEL,
+            KVec::with_capacity(plan.indegree(v) as usize, client_gfp())?,
+            client_gfp(),
         )?;
     }
     for &v in plan.topo_order() {
@@ -667,14 +677,14 @@ fn push_fifo(
         // The predecessors' fences in node order.
         let mut preds = core::mem::take(&mut pred_fences[v]);
         preds.sort_unstable_by_key(|(p, _)| *p);
-        let mut deps = KVec::with_capacity(preds.len() + 1, GFP_KERNEL)?;
-        deps.push(gate.fence().clone(), GFP_KERNEL)?;
+        let mut deps = KVec::with_capacity(preds.len() + 1, client_gfp())?;
+        deps.push(gate.fence().clone(), client_gfp())?;
         for (_, fence) in preds {
-            deps.push(fence, GFP_KERNEL)?;
+            deps.push(fence, client_gfp())?;
         }
         for (node, fence) in wait_fences.iter() {
             if node.is_none() || *node == Some(v) {
-                deps.push(fence.clone(), GFP_KERNEL)?;
+                deps.push(fence.clone(), client_gfp())?;
             }
         }
         let op = ops[v].take().ok_or(EINVAL)?;
@@ -688,22 +698,24 @@ fn push_fifo(
             None,
             deps,
             0,
+            client_gfp(),
         )?;
         let data = NodeJob::Node {
             ring: dev.rings[ring].clone(),
             exec: exec.clone(),
-            alloc: Some(FenceAllocation::new(GFP_KERNEL)?),
+            alloc: Some(FenceAllocation::new(client_gfp())?),
+            _charge: Some(charge.clone()),
         };
         // Not the dispatcher's entity of the ring: a job that waits there would hold up the
         // ready nodes the dispatcher queues behind it, maybe the very one it waits for.
         let entity = &*entities.fifo[ring];
-        let mut job = Job::new(entity, 1, data)?;
+        let mut job = Job::new(entity, 1, data, client_gfp())?;
         for dep in exec.deps() {
             job.add_dependency(dep.clone())?;
         }
         let fence = job.push().finished;
         for &w in plan.succ(v as u32) {
-            pred_fences[w as usize].push((v as u32, fence.clone()), GFP_KERNEL)?;
+            pred_fences[w as usize].push((v as u32, fence.clone()), client_gfp())?;
         }
         finished[v] = Some(fence);
         execs[v] = Some(exec);
@@ -715,12 +727,12 @@ fn push_fifo(
         let mut deps = KVec::new();
         for v in 0..n {
             if plan.succ(v as u32).is_empty() {
-                deps.push(finished[v].clone().ok_or(EINVAL)?, GFP_KERNEL)?;
+                deps.push(finished[v].clone().ok_or(EINVAL)?, client_gfp())?;
             }
         }
-        let mut job_deps = KVec::with_capacity(deps.len(), GFP_KERNEL)?;
-        job_deps.extend_from_slice(&deps, GFP_KERNEL)?;
-        let mut job = Job::new(entities.graph, 1, NodeJob::Graph { deps })?;
+        let mut job_deps = KVec::with_capacity(deps.len(), client_gfp())?;
+        job_deps.extend_from_slice(&deps, client_gfp())?;
+        let mut job = Job::new(entities.graph, 1, NodeJob::Graph { deps }, client_gfp())?;
         for dep in job_deps {
             job.add_dependency(dep)?;
         }
@@ -729,18 +741,21 @@ fn push_fifo(
 
     let mut record = GraphRecord {
         queued_ns: 0,
-        nodes: KVec::with_capacity(n, GFP_KERNEL)?,
+        nodes: KVVec::with_capacity(n, client_gfp())?,
     };
-    let mut node_fences = KVec::with_capacity(n, GFP_KERNEL)?;
-    for v in 0..n {
+    // The fences of the nodes that signals refer to.
+    let mut node_fences = KVec::with_capacity(syncs.signals.len(), client_gfp())?;
+    for v in syncs.signals.iter().filter_map(|(s, _)| s.node) {
         let fence = finished[v].clone().ok_or(EINVAL)?;
-        node_fences.push((v as u32, fence.clone()), GFP_KERNEL)?;
+        node_fences.push((v as u32, fence), client_gfp())?;
+    }
+    for v in 0..n {
         record.nodes.push(
             NodeRecord {
                 exec: execs[v].clone().ok_or(EINVAL)?,
-                finished: Some(fence),
+                finished: Some(finished[v].clone().ok_or(EINVAL)?),
             },
-            GFP_KERNEL,
+            client_gfp(),
         )?;
     }
 

@@ -38,6 +38,7 @@ use crate::{
         Dispatcher,
         Instance, //
     },
+    driver::client_gfp,
     engine::{
         NodeJob,
         Op,
@@ -61,8 +62,8 @@ const POOL: usize = 2;
 #[pin_data]
 pub(crate) struct Template {
     plan: Arc<Plan>,
-    nodes: KVec<uapi::drm_tas_node>,
-    ops: Arc<KVec<Op>>,
+    nodes: KVVec<uapi::drm_tas_node>,
+    ops: Arc<KVVec<Op>>,
     rings: KVec<Arc<Ring>>,
     entities: KVec<Arc<Entity<NodeJob>>>,
     disp: Arc<Dispatcher>,
@@ -109,26 +110,26 @@ impl Template {
             plan,
             ..
         } = graph;
-        let mut ops = KVec::with_capacity(checked_ops.len(), GFP_KERNEL)?;
+        let mut ops = KVVec::with_capacity(checked_ops.len(), client_gfp())?;
         for op in checked_ops.iter_mut() {
-            ops.push(op.take().ok_or(EINVAL)?, GFP_KERNEL)?;
+            ops.push(op.take().ok_or(EINVAL)?, client_gfp())?;
         }
-        let mut ring_list = KVec::with_capacity(rings.len(), GFP_KERNEL)?;
-        ring_list.extend_from_slice(rings, GFP_KERNEL)?;
-        let mut entity_list = KVec::with_capacity(entities.len(), GFP_KERNEL)?;
-        entity_list.extend_from_slice(entities, GFP_KERNEL)?;
+        let mut ring_list = KVec::with_capacity(rings.len(), client_gfp())?;
+        ring_list.extend_from_slice(rings, client_gfp())?;
+        let mut entity_list = KVec::with_capacity(entities.len(), client_gfp())?;
+        entity_list.extend_from_slice(entities, client_gfp())?;
         let this = Arc::pin_init(
             try_pin_init!(Self {
-                plan: Arc::new(plan, GFP_KERNEL)?,
+                plan: Arc::new(plan, client_gfp())?,
                 nodes,
-                ops: Arc::new(ops, GFP_KERNEL)?,
+                ops: Arc::new(ops, client_gfp())?,
                 rings: ring_list,
                 entities: entity_list,
                 disp: disp.clone(),
-                pool <- new_mutex!(KVec::with_capacity(POOL, GFP_KERNEL)?),
+                pool <- new_mutex!(KVec::with_capacity(POOL, client_gfp())?),
                 work <- new_work!("tas::Template::work"),
             }? Error),
-            GFP_KERNEL,
+            client_gfp(),
         )?;
         let _ = workqueue::system_long().enqueue(this.clone());
         Ok(this)

@@ -38,7 +38,7 @@ extern "C" {
 enum drm_tas_param {
 	/**
 	 * @DRM_TAS_PARAM_VERSION: Version of the TAS uAPI. It is incremented
-	 * whenever an ioctl, a parameter or a flag is added. Currently 3.
+	 * whenever an ioctl, a parameter or a flag is added. Currently 4.
 	 */
 	DRM_TAS_PARAM_VERSION = 0,
 
@@ -107,6 +107,20 @@ enum drm_tas_param {
 	 * &struct drm_tas_array. Currently 4096.
 	 */
 	DRM_TAS_PARAM_MAX_STRIDE = 11,
+
+	/**
+	 * @DRM_TAS_PARAM_MAX_NODES_IN_FLIGHT: Largest number of nodes of one
+	 * file's graphs in flight (submitted or launched and not completed),
+	 * with or without &DRM_TAS_SUBMIT_FIFO. A submission beyond it waits.
+	 * Currently 65536. (Since version 4.)
+	 */
+	DRM_TAS_PARAM_MAX_NODES_IN_FLIGHT = 12,
+
+	/**
+	 * @DRM_TAS_PARAM_MAX_TEMPLATE_NODES: Largest number of nodes of one
+	 * file's templates together. Currently 65536. (Since version 4.)
+	 */
+	DRM_TAS_PARAM_MAX_TEMPLATE_NODES = 13,
 };
 
 /**
@@ -592,11 +606,18 @@ struct drm_tas_template_destroy {
  *    -ETIMEDOUT.
  *
  *    A file has at most 1024 graphs in flight, not counting those
- *    submitted with &DRM_TAS_SUBMIT_FIFO. A submission beyond that waits
- *    until one of them completes, before its arguments are looked at; a
- *    signal ends the wait (-EINTR, or the call is restarted with
- *    SA_RESTART). A graph that waits for a point that only a later
- *    submission of the same file would signal keeps its place meanwhile.
+ *    submitted with &DRM_TAS_SUBMIT_FIFO, and at most
+ *    &DRM_TAS_PARAM_MAX_NODES_IN_FLIGHT nodes in flight, counting them.
+ *    A submission beyond either waits until enough of them complete,
+ *    before its arguments are looked at; a signal ends the wait (-EINTR,
+ *    or the call is restarted with SA_RESTART). A graph that waits for a
+ *    point that only a later submission of the same file would signal
+ *    keeps its place meanwhile.
+ *
+ *    The kernel memory a submission takes (about 1 KiB per node while it
+ *    is in flight, and the last 64 graphs' results) is charged to the
+ *    caller's memory cgroup. A submission that does not fit fails with
+ *    -ENOMEM without invoking the OOM killer; later ones that fit work.
  *    Errors:
  *
  *    - -EINVAL: no nodes; non-zero flags, padding, reserved fields or
@@ -636,7 +657,11 @@ struct drm_tas_template_destroy {
  *    Validate a graph once and keep it as a template, see
  *    &struct drm_tas_template_create. Fails as
  *    &DRM_IOCTL_TAS_SUBMIT_GRAPH does for its nodes and edges (-EACCES
- *    included), and with -ENOSPC when the file has 64 templates.
+ *    included), and with -ENOSPC when the file has 64 templates or its
+ *    templates would have more than &DRM_TAS_PARAM_MAX_TEMPLATE_NODES
+ *    nodes together. Its memory is charged to the caller's memory cgroup,
+ *    as for &DRM_IOCTL_TAS_SUBMIT_GRAPH, except for the instances that
+ *    are prepared in the background for launches.
  *
  * .. c:macro:: DRM_IOCTL_TAS_TEMPLATE_LAUNCH
  *

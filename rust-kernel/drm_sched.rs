@@ -95,7 +95,7 @@
 //! let entity = KBox::pin_init(Entity::new(&sched, Priority::Normal), GFP_KERNEL)?;
 //! let runs = Arc::new(Atomic::new(0), GFP_KERNEL)?;
 //!
-//! let finished = Job::new(&entity, 1, CpuJob(runs.clone()))?.push().finished;
+//! let finished = Job::new(&entity, 1, CpuJob(runs.clone()), GFP_KERNEL)?.push().finished;
 //!
 //! finished.wait(false, Some(Delta::from_millis(5000)))?;
 //! assert!(finished.error().is_none());
@@ -104,6 +104,7 @@
 //! ```
 
 use crate::{
+    alloc::Flags,
     bindings,
     container_of,
     device,
@@ -841,11 +842,12 @@ impl<'a, T: JobImpl> Job<'a, T> {
         (this.inner, unsafe { ptr::read(&this.entity) })
     }
 
-    /// Creates a job on `entity` that takes `credits` credits while it runs.
+    /// Creates a job on `entity` that takes `credits` credits while it runs, allocated with
+    /// `flags` (e.g. [`GFP_KERNEL_ACCOUNT`] for a job that a user submitted).
     ///
     /// Returns `EINVAL` if `credits` is zero or exceeds the scheduler's credit limit.
-    pub fn new(entity: &'a Entity<T>, credits: u32, data: T) -> Result<Self> {
-        let inner = Self::init(entity, credits, data)?;
+    pub fn new(entity: &'a Entity<T>, credits: u32, data: T, flags: Flags) -> Result<Self> {
+        let inner = Self::init(entity, credits, data, flags)?;
         // INVARIANT: `inner` is an initialised, unarmed job on `entity`, owned by the result.
         Ok(Self {
             inner,
@@ -855,7 +857,12 @@ impl<'a, T: JobImpl> Job<'a, T> {
     }
 
     /// Allocates and initialises a job on `entity`; see [`Job::new`].
-    fn init(entity: &Entity<T>, credits: u32, data: T) -> Result<NonNull<JobInner<T>>> {
+    fn init(
+        entity: &Entity<T>,
+        credits: u32,
+        data: T,
+        flags: Flags,
+    ) -> Result<NonNull<JobInner<T>>> {
         let core = &entity.sched.core;
         if credits == 0 || credits > core.credit_limit {
             return Err(EINVAL);
@@ -874,7 +881,7 @@ impl<'a, T: JobImpl> Job<'a, T> {
                 core: unsafe { NonNull::new_unchecked(Arc::as_ptr(core).cast_mut()) },
                 data,
             }? Error),
-            GFP_KERNEL,
+            flags,
         );
         let inner = match inner {
             Ok(inner) => inner,
@@ -949,8 +956,8 @@ impl<'a, T: JobImpl> Job<'a, T> {
 impl<T: JobImpl> Job<'static, T> {
     /// Creates a job on a shared `entity`, which the job holds a reference to until it is
     /// pushed or dropped; see [`Job::new`].
-    pub fn new_shared(entity: Arc<Entity<T>>, credits: u32, data: T) -> Result<Self> {
-        let inner = Self::init(&entity, credits, data)?;
+    pub fn new_shared(entity: Arc<Entity<T>>, credits: u32, data: T, flags: Flags) -> Result<Self> {
+        let inner = Self::init(&entity, credits, data, flags)?;
         // INVARIANT: `inner` is an initialised, unarmed job on `entity`, owned by the result.
         Ok(Self {
             inner,
@@ -1295,7 +1302,7 @@ mod tests {
         mode: Mode,
         deps: &[&ARef<Fence>],
     ) -> Result<(ARef<Fence>, ARef<Fence>)> {
-        let mut job = Job::new(entity, 1, TestJob::new(hw, id, mode)?)?;
+        let mut job = Job::new(entity, 1, TestJob::new(hw, id, mode)?, GFP_KERNEL)?;
         for dep in deps {
             job.add_dependency((*dep).clone())?;
         }
@@ -1323,8 +1330,18 @@ mod tests {
         let entity = Arc::pin_init(Entity::new(&sched, Priority::Normal), GFP_KERNEL)?;
 
         // Kept without a borrow of the entity, then pushed.
-        let job = Job::new_shared(entity.clone(), 1, TestJob::new(&hw, 7, Mode::Instant)?)?;
-        let unused = Job::new_shared(entity.clone(), 1, TestJob::new(&hw, 8, Mode::Instant)?)?;
+        let job = Job::new_shared(
+            entity.clone(),
+            1,
+            TestJob::new(&hw, 7, Mode::Instant)?,
+            GFP_KERNEL,
+        )?;
+        let unused = Job::new_shared(
+            entity.clone(),
+            1,
+            TestJob::new(&hw, 8, Mode::Instant)?,
+            GFP_KERNEL,
+        )?;
         drop(unused);
         assert_eq!(hw.freed(), 1);
         let finished = job.push().finished;
@@ -1334,7 +1351,7 @@ mod tests {
 
         // A job holding the last reference: the entity goes right after the push, which
         // cancels the job unless it has already been picked. Either way its fence signals.
-        let orphan = Job::new_shared(entity, 1, TestJob::new(&hw, 9, Mode::Instant)?)?;
+        let orphan = Job::new_shared(entity, 1, TestJob::new(&hw, 9, Mode::Instant)?, GFP_KERNEL)?;
         let finished = orphan.push().finished;
         finished.wait(false, Some(WAIT))?;
         assert!(errno(&finished) == 0 || errno(&finished) == ESRCH.to_errno());
@@ -1380,11 +1397,11 @@ mod tests {
         let sched = sched(&faux, c"t-credits-inval", 2)?;
         let entity = entity(&sched, Priority::Normal)?;
         assert_eq!(
-            Job::new(&entity, 0, TestJob::new(&hw, 0, Mode::Instant)?).err(),
+            Job::new(&entity, 0, TestJob::new(&hw, 0, Mode::Instant)?, GFP_KERNEL).err(),
             Some(EINVAL)
         );
         assert_eq!(
-            Job::new(&entity, 3, TestJob::new(&hw, 1, Mode::Instant)?).err(),
+            Job::new(&entity, 3, TestJob::new(&hw, 1, Mode::Instant)?, GFP_KERNEL).err(),
             Some(EINVAL)
         );
         assert_eq!(
@@ -1430,7 +1447,7 @@ mod tests {
         let timeline = SyncObj::new(false, None)?;
         let point = 1u64 << 40;
 
-        let mut job = Job::new(&entity, 1, TestJob::new(&hw, 0, Mode::Instant)?)?;
+        let mut job = Job::new(&entity, 1, TestJob::new(&hw, 0, Mode::Instant)?, GFP_KERNEL)?;
         // Not submitted yet: nothing added.
         assert!(!job.add_syncobj_dependency(&timeline, point)?);
         let producer = ctx.new_fence((), GFP_KERNEL)?;
@@ -1546,7 +1563,7 @@ mod tests {
 
         // Dropped before it is pushed: freed at once, never run, and no fence of the entity's
         // context was used up.
-        let job = Job::new(&entity, 1, TestJob::new(&hw, 0, Mode::Instant)?)?;
+        let job = Job::new(&entity, 1, TestJob::new(&hw, 0, Mode::Instant)?, GFP_KERNEL)?;
         drop(job);
         assert_eq!(hw.freed(), 1);
         let (_, finished) = push(&entity, &hw, 1, Mode::Instant, &[])?;
@@ -1570,7 +1587,12 @@ mod tests {
         let entity_b = entity(&sched_b, Priority::Normal)?;
 
         // Never pushed: dropped without `free()`.
-        let unpushed = Job::new(&entity_a, 1, TestJob::new(&hw, 0, Mode::Instant)?)?;
+        let unpushed = Job::new(
+            &entity_a,
+            1,
+            TestJob::new(&hw, 0, Mode::Instant)?,
+            GFP_KERNEL,
+        )?;
         drop(unpushed);
         let (_, ok) = push(&entity_a, &hw, 1, Mode::Instant, &[])?;
         let (_, failed) = push(&entity_a, &hw, 2, Mode::Fail, &[])?;
@@ -1623,7 +1645,7 @@ mod tests {
     /// Pushes `PUSHES` jobs into `entity` and collects their finished fences.
     fn push_many(entity: &Arc<Entity<NopJob>>, out: &SpinLock<KVec<ARef<Fence>>>) -> Result {
         for _ in 0..PUSHES {
-            let job = Job::new_shared(entity.clone(), 1, NopJob)?;
+            let job = Job::new_shared(entity.clone(), 1, NopJob, GFP_KERNEL)?;
             let finished = job.push().finished;
             out.lock()
                 .push_within_capacity(finished)
@@ -1747,6 +1769,7 @@ mod tests {
                     hw: hw.clone(),
                     alloc: Some(FenceAllocation::new(GFP_KERNEL)?),
                 },
+                GFP_KERNEL,
             )?;
             if killed {
                 job.add_dependency(gate.fence().clone())?;
@@ -1830,7 +1853,7 @@ mod tests {
         let entity = KBox::pin_init(Entity::new(&sched, Priority::Normal), GFP_KERNEL)?;
         let state = Arc::pin_init(SlowState::new(), GFP_KERNEL)?;
         let alloc = FenceAllocation::new(GFP_KERNEL)?;
-        let job = Job::new(&entity, 1, SlowJob(state.clone(), Some(alloc)))?;
+        let job = Job::new(&entity, 1, SlowJob(state.clone(), Some(alloc)), GFP_KERNEL)?;
         let finished = job.push().finished;
         finished.wait(false, Some(WAIT))?;
         // `timed_out()` ran (the job ended with its error), but never while `run()` did.

@@ -58,8 +58,14 @@
 //! O(V + E) over its lifetime, and each release or insertion is O(log V). Memory is O(V + E)
 //! per plan and O(V) per run; the ready set grows only outside of its user's lock (see
 //! [`ReadySet::shortfall`]), so that releasing and completing nodes never allocates.
+//!
+//! The arrays of plans, runs and ready sets grow with the graphs, which usually come from
+//! userspace: they are allocated with the caller's [`Flags`] (e.g. [`GFP_KERNEL_ACCOUNT`], to
+//! charge them to the submitter's memory cgroup) and may be `vmalloc`ed, so they must be
+//! dropped where the caller may sleep.
 
 use crate::{
+    alloc::Flags,
     drm::sched::Priority,
     prelude::*, //
 };
@@ -144,30 +150,35 @@ struct PlanGang {
 
 /// A validated and ranked graph; see the [module documentation](self).
 pub struct Plan {
-    nodes: KVec<PlanNode>,
-    succ_start: KVec<u32>,
-    succ: KVec<u32>,
-    gangs: KVec<PlanGang>,
-    gang_members: KVec<u32>,
+    nodes: KVVec<PlanNode>,
+    succ_start: KVVec<u32>,
+    succ: KVVec<u32>,
+    gangs: KVVec<PlanGang>,
+    gang_members: KVVec<u32>,
     /// Nodes outside of gangs per ring and class, at `ring * Class::COUNT + class`.
-    counts: KVec<u32>,
+    counts: KVVec<u32>,
     /// The nodes without predecessors.
-    sources: KVec<u32>,
+    sources: KVVec<u32>,
     /// The nodes in a topological order.
-    order: KVec<u32>,
+    order: KVVec<u32>,
     num_rings: u32,
     critical_path: u64,
 }
 
 impl Plan {
-    /// Validates and ranks a graph of `nodes` on `num_rings` rings.
+    /// Validates and ranks a graph of `nodes` on `num_rings` rings, allocating with `flags`.
     ///
     /// An edge `(from, to)` makes node `to` wait for node `from`. Fails with `EINVAL` for a ring
     /// out of range, an edge endpoint out of range, a self-loop, a duplicate edge or a gang with
     /// two members on one ring; `ELOOP` if the edges contain a cycle; `EDEADLK` if a member of a
     /// gang depends on another member of its gang, or gangs depend on each other in a cycle;
     /// `ENOMEM`.
-    pub fn new(nodes: &[NodeDesc], edges: &[(u32, u32)], num_rings: u32) -> Result<Self> {
+    pub fn new(
+        nodes: &[NodeDesc],
+        edges: &[(u32, u32)],
+        num_rings: u32,
+        flags: Flags,
+    ) -> Result<Self> {
         let n = nodes.len();
         if n >= u32::MAX as usize || num_rings == 0 || num_rings > MAX_RINGS {
             return Err(EINVAL);
@@ -177,24 +188,24 @@ impl Plan {
         }
 
         // Edges: checked, sorted, without duplicates, as successor lists.
-        let mut sorted = KVec::with_capacity(edges.len(), GFP_KERNEL)?;
+        let mut sorted = KVVec::with_capacity(edges.len(), flags)?;
         for &(from, to) in edges {
             if from as usize >= n || to as usize >= n || from == to {
                 return Err(EINVAL);
             }
-            sorted.push((from, to), GFP_KERNEL)?;
+            sorted.push((from, to), flags)?;
         }
         sorted.sort_unstable();
         if sorted.windows(2).any(|w| w[0] == w[1]) {
             return Err(EINVAL);
         }
-        let mut succ_start = KVec::from_elem(0u32, n + 1, GFP_KERNEL)?;
-        let mut succ = KVec::with_capacity(sorted.len(), GFP_KERNEL)?;
-        let mut indegree = KVec::from_elem(0u32, n, GFP_KERNEL)?;
+        let mut succ_start = KVVec::from_elem(0u32, n + 1, flags)?;
+        let mut succ = KVVec::with_capacity(sorted.len(), flags)?;
+        let mut indegree = KVVec::from_elem(0u32, n, flags)?;
         for &(from, to) in sorted.iter() {
             succ_start[from as usize + 1] += 1;
             indegree[to as usize] += 1;
-            succ.push(to, GFP_KERNEL)?;
+            succ.push(to, flags)?;
         }
         for v in 0..n {
             succ_start[v + 1] += succ_start[v];
@@ -202,14 +213,14 @@ impl Plan {
         drop(sorted);
 
         let mut plan = Plan {
-            nodes: KVec::with_capacity(n, GFP_KERNEL)?,
+            nodes: KVVec::with_capacity(n, flags)?,
             succ_start,
             succ,
-            gangs: KVec::new(),
-            gang_members: KVec::new(),
-            counts: KVec::from_elem(0u32, num_rings as usize * Class::COUNT, GFP_KERNEL)?,
-            sources: KVec::new(),
-            order: KVec::new(),
+            gangs: KVVec::new(),
+            gang_members: KVVec::new(),
+            counts: KVVec::from_elem(0u32, num_rings as usize * Class::COUNT, flags)?,
+            sources: KVVec::new(),
+            order: KVVec::new(),
             num_rings,
             critical_path: 0,
         };
@@ -224,15 +235,15 @@ impl Plan {
                     rank: 0,
                     depth: 1,
                 },
-                GFP_KERNEL,
+                flags,
             )?;
         }
 
         // Topological order (Kahn), O(V + E).
-        let mut topo = KVec::with_capacity(n, GFP_KERNEL)?;
+        let mut topo = KVVec::with_capacity(n, flags)?;
         for (v, &d) in indegree.iter().enumerate() {
             if d == 0 {
-                topo.push(v as u32, GFP_KERNEL)?;
+                topo.push(v as u32, flags)?;
             }
         }
         let mut head = 0;
@@ -243,7 +254,7 @@ impl Plan {
                 let w = plan.succ[i as usize] as usize;
                 indegree[w] -= 1;
                 if indegree[w] == 0 {
-                    topo.push(w as u32, GFP_KERNEL)?;
+                    topo.push(w as u32, flags)?;
                 }
             }
         }
@@ -252,7 +263,7 @@ impl Plan {
         }
         for (v, node) in plan.nodes.iter().enumerate() {
             if node.indegree == 0 {
-                plan.sources.push(v as u32, GFP_KERNEL)?;
+                plan.sources.push(v as u32, flags)?;
             }
         }
 
@@ -278,7 +289,7 @@ impl Plan {
             plan.critical_path = plan.critical_path.max(rank);
         }
 
-        plan.build_gangs(nodes)?;
+        plan.build_gangs(nodes, flags)?;
         plan.order = topo;
         for node in plan.nodes.iter() {
             if node.gang == NO_GANG {
@@ -297,11 +308,11 @@ impl Plan {
     }
 
     /// Groups the gang members and checks that every gang can start.
-    fn build_gangs(&mut self, nodes: &[NodeDesc]) -> Result {
-        let mut members = KVec::new();
+    fn build_gangs(&mut self, nodes: &[NodeDesc], flags: Flags) -> Result {
+        let mut members = KVVec::new();
         for (v, d) in nodes.iter().enumerate() {
             if d.gang != 0 {
-                members.push((d.gang, v as u32), GFP_KERNEL)?;
+                members.push((d.gang, v as u32), flags)?;
             }
         }
         if members.is_empty() {
@@ -332,10 +343,10 @@ impl Plan {
                 g.class = g.class.min(node.class);
                 g.rank = g.rank.max(node.rank);
                 node.gang = gang;
-                self.gang_members.push(v, GFP_KERNEL)?;
+                self.gang_members.push(v, flags)?;
                 i += 1;
             }
-            self.gangs.push(g, GFP_KERNEL)?;
+            self.gangs.push(g, flags)?;
         }
 
         // Every gang contracted into one node must leave the graph acyclic: Kahn's algorithm
@@ -345,7 +356,7 @@ impl Plan {
             g => plan.gang_members[plan.gangs[g as usize].first as usize],
         };
         let n = self.nodes.len();
-        let mut indegree = KVec::from_elem(0u32, n, GFP_KERNEL)?;
+        let mut indegree = KVVec::from_elem(0u32, n, flags)?;
         for v in 0..n as u32 {
             let rv = rep(self, v);
             for &w in self.succ(v) {
@@ -356,7 +367,7 @@ impl Plan {
                 indegree[rw as usize] += 1;
             }
         }
-        let mut scratch = KVec::with_capacity(n, GFP_KERNEL)?;
+        let mut scratch = KVVec::with_capacity(n, flags)?;
         let mut reps = 0;
         for v in 0..n as u32 {
             if rep(self, v) == v {
@@ -512,27 +523,27 @@ pub enum Ready {
 /// ring runs the jobs of one entity in order, so the node runs after them without the
 /// dispatcher waiting for them to finish (as the stock scheduler pipelines jobs of one entity).
 pub struct Run {
-    waiting: KVec<u32>,
-    gang_waiting: KVec<u32>,
-    released: KVec<bool>,
+    waiting: KVVec<u32>,
+    gang_waiting: KVVec<u32>,
+    released: KVVec<bool>,
     left: usize,
 }
 
 impl Run {
-    /// Creates a launch of `plan` in which no node has finished.
-    pub fn new(plan: &Plan) -> Result<Self> {
-        let mut waiting = KVec::with_capacity(plan.len(), GFP_KERNEL)?;
+    /// Creates a launch of `plan` in which no node has finished, allocating with `flags`.
+    pub fn new(plan: &Plan, flags: Flags) -> Result<Self> {
+        let mut waiting = KVVec::with_capacity(plan.len(), flags)?;
         for node in plan.nodes.iter() {
-            waiting.push(node.indegree, GFP_KERNEL)?;
+            waiting.push(node.indegree, flags)?;
         }
-        let mut gang_waiting = KVec::with_capacity(plan.gangs.len(), GFP_KERNEL)?;
+        let mut gang_waiting = KVVec::with_capacity(plan.gangs.len(), flags)?;
         for g in plan.gangs.iter() {
-            gang_waiting.push(g.len, GFP_KERNEL)?;
+            gang_waiting.push(g.len, flags)?;
         }
         Ok(Self {
             waiting,
             gang_waiting,
-            released: KVec::from_elem(false, plan.len(), GFP_KERNEL)?,
+            released: KVVec::from_elem(false, plan.len(), flags)?,
             left: plan.len(),
         })
     }
@@ -636,7 +647,7 @@ impl<I> Entry<I> {
 
 /// A binary max-heap by [`Entry::before`] that never allocates.
 struct Heap<I> {
-    v: KVec<Entry<I>>,
+    v: KVVec<Entry<I>>,
     /// The most entries the users of the set have admitted.
     budget: usize,
 }
@@ -734,7 +745,7 @@ impl<I> ReadySet<I> {
         for _ in 0..count {
             heaps.push(
                 Heap {
-                    v: KVec::new(),
+                    v: KVVec::new(),
                     budget: 0,
                 },
                 GFP_KERNEL,
@@ -763,7 +774,7 @@ impl<I> ReadySet<I> {
 
     /// The first heap that is too small to admit `plan`: its index and the capacity it needs.
     ///
-    /// The caller allocates that much with [`KVec::with_capacity`] outside of its lock, hands
+    /// The caller allocates that much with [`KVVec::with_capacity`] outside of its lock, hands
     /// it over with [`ReadySet::install`] and asks again, until this returns `None`; then it
     /// calls [`ReadySet::admit`]. Nothing else allocates.
     pub fn shortfall(&self, plan: &Plan) -> Option<(usize, usize)> {
@@ -776,7 +787,7 @@ impl<I> ReadySet<I> {
     }
 
     /// Replaces the storage of heap `idx` with `storage` (empty) if that is larger.
-    pub fn install(&mut self, idx: usize, mut storage: KVec<Entry<I>>) {
+    pub fn install(&mut self, idx: usize, mut storage: KVVec<Entry<I>>) {
         let Some(heap) = self.heaps.get_mut(idx) else {
             return;
         };
@@ -1178,7 +1189,7 @@ mod tests {
     fn ready_set(plan: &Plan, window: u32) -> Result<ReadySet<Ready>> {
         let mut set = ReadySet::new(plan.num_rings(), window)?;
         while let Some((idx, need)) = set.shortfall(plan) {
-            set.install(idx, KVec::with_capacity(need, GFP_KERNEL)?);
+            set.install(idx, KVVec::with_capacity(need, GFP_KERNEL)?);
         }
         set.admit(plan)?;
         Ok(set)
@@ -1200,7 +1211,7 @@ mod tests {
         let n = plan.len();
         let rings = plan.num_rings() as usize;
         let mut set = ready_set(plan, window)?;
-        let mut run = Run::new(plan)?;
+        let mut run = Run::new(plan, GFP_KERNEL)?;
         let mut sim = Sim {
             start: KVec::from_elem(u64::MAX, n, GFP_KERNEL)?,
             finish: KVec::from_elem(u64::MAX, n, GFP_KERNEL)?,
@@ -1287,7 +1298,7 @@ mod tests {
     fn ranks_and_depths() -> Result {
         // 0 -> 1 -> 3, 0 -> 2 -> 3
         let nodes = [normal(0, 1), normal(0, 5), normal(1, 2), normal(1, 1)];
-        let plan = Plan::new(&nodes, &[(0, 1), (0, 2), (1, 3), (2, 3)], 2)?;
+        let plan = Plan::new(&nodes, &[(0, 1), (0, 2), (1, 3), (2, 3)], 2, GFP_KERNEL)?;
         assert_eq!(
             [plan.rank(0), plan.rank(1), plan.rank(2), plan.rank(3)],
             [7, 6, 3, 1]
@@ -1304,7 +1315,7 @@ mod tests {
 
         // A chain with a fan-out: the rank follows the longer branch.
         let nodes = [normal(0, 3), normal(0, 1), normal(0, 10), normal(0, 2)];
-        let plan = Plan::new(&nodes, &[(0, 1), (0, 2), (2, 3)], 1)?;
+        let plan = Plan::new(&nodes, &[(0, 1), (0, 2), (2, 3)], 1, GFP_KERNEL)?;
         assert_eq!(plan.rank(0), 15);
         assert_eq!(plan.depth(3), 3);
         Ok(())
@@ -1314,21 +1325,33 @@ mod tests {
     fn rejects_bad_graphs() -> Result {
         let two = [normal(0, 1), normal(1, 1)];
         let err = |r: Result<Plan>| r.err().map(|e| e.to_errno());
-        assert_eq!(err(Plan::new(&two, &[(0, 0)], 2)), Some(EINVAL.to_errno()));
         assert_eq!(
-            err(Plan::new(&two, &[(0, 1), (0, 1)], 2)),
+            err(Plan::new(&two, &[(0, 0)], 2, GFP_KERNEL)),
             Some(EINVAL.to_errno())
         );
-        assert_eq!(err(Plan::new(&two, &[(0, 2)], 2)), Some(EINVAL.to_errno()));
-        assert_eq!(err(Plan::new(&two, &[], 1)), Some(EINVAL.to_errno()));
         assert_eq!(
-            err(Plan::new(&two, &[(0, 1), (1, 0)], 2)),
+            err(Plan::new(&two, &[(0, 1), (0, 1)], 2, GFP_KERNEL)),
+            Some(EINVAL.to_errno())
+        );
+        assert_eq!(
+            err(Plan::new(&two, &[(0, 2)], 2, GFP_KERNEL)),
+            Some(EINVAL.to_errno())
+        );
+        assert_eq!(
+            err(Plan::new(&two, &[], 1, GFP_KERNEL)),
+            Some(EINVAL.to_errno())
+        );
+        assert_eq!(
+            err(Plan::new(&two, &[(0, 1), (1, 0)], 2, GFP_KERNEL)),
             Some(ELOOP.to_errno())
         );
 
         // Two members of a gang on one ring.
         let same = [node(0, Class::Normal, 7, 1), node(0, Class::Normal, 7, 1)];
-        assert_eq!(err(Plan::new(&same, &[], 2)), Some(EINVAL.to_errno()));
+        assert_eq!(
+            err(Plan::new(&same, &[], 2, GFP_KERNEL)),
+            Some(EINVAL.to_errno())
+        );
 
         // A member waits for another member of its gang, through a third node.
         let nodes = [
@@ -1337,7 +1360,7 @@ mod tests {
             node(1, Class::Normal, 1, 1),
         ];
         assert_eq!(
-            err(Plan::new(&nodes, &[(0, 1), (1, 2)], 3)),
+            err(Plan::new(&nodes, &[(0, 1), (1, 2)], 3, GFP_KERNEL)),
             Some(EDEADLK.to_errno())
         );
 
@@ -1349,11 +1372,11 @@ mod tests {
             node(1, Class::Normal, 2, 1),
         ];
         assert_eq!(
-            err(Plan::new(&nodes, &[(0, 2), (3, 1)], 2)),
+            err(Plan::new(&nodes, &[(0, 2), (3, 1)], 2, GFP_KERNEL)),
             Some(EDEADLK.to_errno())
         );
         // The same gangs in one direction are fine.
-        let plan = Plan::new(&nodes, &[(0, 2), (1, 3)], 2)?;
+        let plan = Plan::new(&nodes, &[(0, 2), (1, 3)], 2, GFP_KERNEL)?;
         assert_eq!(plan.num_gangs(), 2);
         assert_eq!(plan.gang_members(1), &[2, 3]);
         Ok(())
@@ -1371,7 +1394,7 @@ mod tests {
             normal(1, 1),
             normal(1, 100),
         ];
-        let plan = Plan::new(&nodes, &[(3, 2), (2, 4)], 2)?;
+        let plan = Plan::new(&nodes, &[(3, 2), (2, 4)], 2, GFP_KERNEL)?;
         let sim = simulate(&plan, &[1, 1, 1, 1, 100], 1)?;
         assert_eq!(sim.start[2], 1);
         assert_eq!(sim.start[1], 2);
@@ -1384,7 +1407,7 @@ mod tests {
     fn blocked_node_blocks_nothing() -> Result {
         // Node 0 on ring 0 waits for node 1 (ring 1, long); node 2 on ring 0 is independent.
         let nodes = [normal(0, 1), normal(1, 10), normal(0, 5)];
-        let plan = Plan::new(&nodes, &[(1, 0)], 2)?;
+        let plan = Plan::new(&nodes, &[(1, 0)], 2, GFP_KERNEL)?;
         let sim = simulate(&plan, &[1, 10, 5], 2)?;
         assert_eq!(sim.start[2], 0);
         assert_eq!(sim.start[0], 10);
@@ -1402,7 +1425,7 @@ mod tests {
             node(0, Class::Batch, 0, 5),
             normal(1, 1),
         ];
-        let plan = Plan::new(&nodes, &[(0, 1), (1, 2), (3, 1)], 2)?;
+        let plan = Plan::new(&nodes, &[(0, 1), (1, 2), (3, 1)], 2, GFP_KERNEL)?;
         assert!(plan.pipelined(0, 1));
         assert!(!plan.pipelined(1, 2));
         assert!(!plan.pipelined(3, 1));
@@ -1428,7 +1451,7 @@ mod tests {
             node(0, Class::Latency, 0, 1),
             node(0, Class::Normal, 0, 3),
         ];
-        let plan = Plan::new(&nodes, &[], 1)?;
+        let plan = Plan::new(&nodes, &[], 1, GFP_KERNEL)?;
         let cost = [50, 40, 2, 1, 3];
         let sim = simulate(&plan, &cost, 1)?;
         assert_eq!(sim.released[..], [3, 4, 2, 0, 1]);
@@ -1451,7 +1474,7 @@ mod tests {
                 };
                 nodes.push(node(0, class, 0, 1), GFP_KERNEL)?;
             }
-            let plan = Plan::new(&nodes, &[], 1)?;
+            let plan = Plan::new(&nodes, &[], 1, GFP_KERNEL)?;
             let cost = KVec::from_elem(1u64, nodes.len(), GFP_KERNEL)?;
             let sim = simulate(&plan, &cost, 1)?;
             let first = sim.released.iter().position(|&v| v < 2).ok_or(EINVAL)?;
@@ -1531,7 +1554,7 @@ mod tests {
         for d in nodes.iter() {
             cost.push(d.cost, GFP_KERNEL)?;
         }
-        Ok((Plan::new(&nodes, &edges, rings)?, edges, cost))
+        Ok((Plan::new(&nodes, &edges, rings, GFP_KERNEL)?, edges, cost))
     }
 
     #[test]
@@ -1780,7 +1803,7 @@ mod tests {
                     clients.push(
                         Client {
                             set: ready_set(&plan, window)?,
-                            run: Run::new(&plan)?,
+                            run: Run::new(&plan, GFP_KERNEL)?,
                             pending: KVec::with_capacity(n, GFP_KERNEL)?,
                             start: KVec::from_elem(u64::MAX, n, GFP_KERNEL)?,
                             finish: KVec::from_elem(u64::MAX, n, GFP_KERNEL)?,
@@ -1821,7 +1844,7 @@ mod tests {
     #[test]
     fn storage_and_cancellation() -> Result {
         let nodes = [normal(0, 1), normal(0, 2), normal(1, 3)];
-        let plan = Plan::new(&nodes, &[], 2)?;
+        let plan = Plan::new(&nodes, &[], 2, GFP_KERNEL)?;
         let mut set = ReadySet::<u32>::new(2, 1)?;
         assert_eq!(
             set.admit(&plan).err().map(|e| e.to_errno()),
@@ -1829,7 +1852,7 @@ mod tests {
         );
         let mut grown = 0;
         while let Some((idx, need)) = set.shortfall(&plan) {
-            set.install(idx, KVec::with_capacity(need, GFP_KERNEL)?);
+            set.install(idx, KVVec::with_capacity(need, GFP_KERNEL)?);
             grown += 1;
         }
         assert_eq!(grown, 2);

@@ -22,6 +22,8 @@
 #include <sys/eventfd.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -35,7 +37,7 @@
 #include "kselftest_harness.h"
 #include "tas_common.h"
 
-#define TAS_UAPI_VERSION	3
+#define TAS_UAPI_VERSION	4
 #define TAS_MAX_RINGS		16
 #define TAS_NUM_OPS		(DRM_TAS_OP_MATMUL + 1)
 #define TAS_NUM_CLASSES		(DRM_TAS_CLASS_BATCH + 1)
@@ -548,6 +550,8 @@ TEST_F(tas, param_limits)
 		{ DRM_TAS_PARAM_MAX_BO_SIZE, 64ULL << 20 },
 		{ DRM_TAS_PARAM_MAX_DURATION_NS, 10 * TAS_NSEC_PER_SEC },
 		{ DRM_TAS_PARAM_MAX_STRIDE, 4096 },
+		{ DRM_TAS_PARAM_MAX_NODES_IN_FLIGHT, 65536 },
+		{ DRM_TAS_PARAM_MAX_TEMPLATE_NODES, 65536 },
 	};
 	unsigned int i;
 
@@ -594,7 +598,8 @@ TEST_F(tas, param_ring_depth)
 TEST_F(tas, param_unknown)
 {
 	static const __u32 unknown[] = {
-		DRM_TAS_PARAM_MAX_STRIDE + 1, 0x100, 0x80000000, 0xffffffff,
+		DRM_TAS_PARAM_MAX_TEMPLATE_NODES + 1, 0x100, 0x80000000,
+		0xffffffff,
 	};
 	unsigned int i;
 
@@ -612,7 +617,8 @@ TEST_F(tas, pad_nonzero)
 	unsigned int i;
 	__u32 param;
 
-	for (param = DRM_TAS_PARAM_VERSION; param <= DRM_TAS_PARAM_MAX_STRIDE;
+	for (param = DRM_TAS_PARAM_VERSION;
+	     param <= DRM_TAS_PARAM_MAX_TEMPLATE_NODES;
 	     param++) {
 		for (i = 0; i < ARRAY_SIZE(pads); i++) {
 			__u64 value = 0;
@@ -4008,7 +4014,7 @@ TEST_F(tas, latency_class_needs_cap_sys_nice)
 	ASSERT_EQ(0, tas_run_nop(self->fd));
 }
 
-#define TAS_MAX_IN_FLIGHT	1024
+#define TAS_MAX_IN_FLIGHT	1024U
 
 static void tas_on_alarm(int sig __maybe_unused)
 {
@@ -4087,17 +4093,119 @@ TEST_F_TIMEOUT(tas, submit_waits_for_free_slot, 120)
 }
 
 /*
- * Fault injection, as syzkaller does it: the n-th allocation of one call
- * fails, for n = 1, 2, ... until the call makes fewer than n allocations
- * (/proc/thread-self/fail-nth, with CONFIG_FAILSLAB and
- * CONFIG_FAIL_PAGE_ALLOC set up to fail GFP_KERNEL allocations of any
- * order). A call that fails returns -ENOMEM and has no effect: no node runs
- * and no syncobj changes. A call that succeeds although an allocation failed
- * does everything it promises. Leaks are left to kmemleak (make qemu-kasan).
+ * Besides 1024 graphs, a file has at most DRM_TAS_PARAM_MAX_NODES_IN_FLIGHT
+ * nodes in flight, graphs of the stock dispatch included: the next
+ * submission waits until enough of them complete, and a signal ends the
+ * wait with -EINTR and no effect.
  */
-#define TAS_DEBUGFS		"/sys/kernel/debug/"
-#define TAS_FAULT_MAX_CALLS	100000U
-#define TAS_FAULT_WORDS		16
+TEST_F_TIMEOUT(tas, submit_waits_for_node_budget, 300)
+{
+	struct sigaction sa = { .sa_handler = tas_on_alarm };
+	struct drm_tas_submit_graph args;
+	struct drm_tas_sync wait, signal;
+	__u64 max_nodes = 0, budget = 0;
+	struct drm_tas_node *nodes;
+	__u32 in, out, inc = 1, i, graphs;
+	int timeline;
+
+	ASSERT_EQ(0, tas_get_param(self->fd, DRM_TAS_PARAM_MAX_NODES, 0,
+				   &max_nodes));
+	ASSERT_EQ(0, tas_get_param(self->fd, DRM_TAS_PARAM_MAX_NODES_IN_FLIGHT,
+				   0, &budget));
+	ASSERT_EQ(0ULL, budget % max_nodes);
+	graphs = budget / max_nodes;
+	/* Fewer graphs than launch slots: the nodes are what runs out. */
+	ASSERT_LT(graphs, TAS_MAX_IN_FLIGHT);
+
+	timeline = tas_sw_sync_syncobj(self->fd, &in);
+	if (timeline == -ENOENT)
+		SKIP(return, "no %s (CONFIG_SW_SYNC, debugfs mounted?)",
+		     SW_SYNC_PATH);
+	ASSERT_LE(0, timeline);
+	ASSERT_EQ(0, tas_syncobj_create(self->fd, 0, &out));
+
+	nodes = calloc(max_nodes, sizeof(*nodes));
+	ASSERT_NE(NULL, nodes);
+	for (i = 0; i < max_nodes; i++)
+		tas_node_init(&nodes[i], 0, DRM_TAS_OP_NOP, 0);
+	tas_sync_init(&wait, in, DRM_TAS_NODE_GRAPH, 0);
+	tas_sync_init(&signal, out, DRM_TAS_NODE_GRAPH, 0);
+	/* Half of them with the stock dispatch, which counts too. */
+	for (i = 0; i < graphs; i++)
+		ASSERT_EQ(0, tas_submit_flags(self->fd,
+					      i % 2 ? DRM_TAS_SUBMIT_FIFO : 0,
+					      nodes, max_nodes, NULL, 0, &wait,
+					      1, NULL, 0, NULL))
+			TH_LOG("graph %u", i);
+
+	memset(&args, 0, sizeof(args));
+	tas_array_init(&args.nodes, nodes, 1, sizeof(*nodes));
+	tas_array_init(&args.signals, &signal, 1, sizeof(signal));
+	ASSERT_EQ(0, sigaction(SIGALRM, &sa, NULL));
+	for (i = 0; i < 2; i++) {
+		args.flags = i ? DRM_TAS_SUBMIT_FIFO : 0;
+		alarm(1);
+		EXPECT_EQ(-1, ioctl(self->fd, DRM_IOCTL_TAS_SUBMIT_GRAPH,
+				    &args));
+		EXPECT_EQ(EINTR, errno);
+		EXPECT_EQ(0, tas_syncobj_has_fence(self->fd, out));
+	}
+
+	/* Once the graphs completed, there is room again. */
+	ASSERT_EQ(0, ioctl(timeline, SW_SYNC_IOC_INC, &inc));
+	args.flags = 0;
+	ASSERT_EQ(0, tas_ioctl(self->fd, DRM_IOCTL_TAS_SUBMIT_GRAPH, &args));
+	ASSERT_EQ(0, tas_syncobj_wait_graph(self->fd, out));
+
+	free(nodes);
+	close(timeline);
+	tas_syncobj_destroy(self->fd, out);
+	tas_syncobj_destroy(self->fd, in);
+	ASSERT_EQ(0, tas_run_nop(self->fd));
+}
+
+/*
+ * A file's templates have at most DRM_TAS_PARAM_MAX_TEMPLATE_NODES nodes
+ * together: one more is refused with -ENOSPC, and destroying a template
+ * makes room.
+ */
+TEST_F_TIMEOUT(tas, template_node_limit, 300)
+{
+	__u64 max_nodes = 0, limit = 0;
+	struct drm_tas_node *nodes;
+	__u32 handles[64], handle, i, count;
+
+	ASSERT_EQ(0, tas_get_param(self->fd, DRM_TAS_PARAM_MAX_NODES, 0,
+				   &max_nodes));
+	ASSERT_EQ(0, tas_get_param(self->fd, DRM_TAS_PARAM_MAX_TEMPLATE_NODES,
+				   0, &limit));
+	ASSERT_EQ(0ULL, limit % max_nodes);
+	count = limit / max_nodes;
+	ASSERT_LT(count, ARRAY_SIZE(handles));
+
+	nodes = calloc(max_nodes, sizeof(*nodes));
+	ASSERT_NE(NULL, nodes);
+	for (i = 0; i < max_nodes; i++)
+		tas_node_init(&nodes[i], i % self->num_rings, DRM_TAS_OP_NOP, 0);
+	for (i = 0; i < count; i++)
+		ASSERT_EQ(0, tas_template_create(self->fd, nodes, max_nodes,
+						 NULL, 0, &handles[i]))
+			TH_LOG("template %u", i);
+	EXPECT_EQ(-ENOSPC, tas_template_create(self->fd, nodes, 1, NULL, 0,
+					       &handle));
+	ASSERT_EQ(0, tas_template_destroy(self->fd, handles[0]));
+	ASSERT_EQ(0, tas_template_create(self->fd, nodes, max_nodes, NULL, 0,
+					 &handles[0]));
+	EXPECT_EQ(-ENOSPC, tas_template_create(self->fd, nodes, 1, NULL, 0,
+					       &handle));
+	/* Launches of templates at the limit still work. */
+	ASSERT_EQ(0, tas_template_launch(self->fd, handles[1], NULL, 0, NULL,
+					 0, NULL));
+	for (i = 0; i < count; i++)
+		EXPECT_EQ(0, tas_template_destroy(self->fd, handles[i]));
+	free(nodes);
+	ASSERT_EQ(0, tas_run_nop(self->fd));
+}
 
 static int tas_write_file(const char *path, const char *value)
 {
@@ -4111,6 +4219,133 @@ static int tas_write_file(const char *path, const char *value)
 	close(fd);
 	return ret;
 }
+
+#define TAS_CGROUP_ROOT		"/sys/fs/cgroup"
+#define TAS_CGROUP_MARGIN	(4ULL << 20)
+
+static int tas_write_u64(const char *dir, const char *file, __u64 value)
+{
+	char path[256], buf[32];
+	int fd, ret = 0;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, file);
+	snprintf(buf, sizeof(buf), "%llu", (unsigned long long)value);
+	fd = open(path, O_WRONLY);
+	if (fd < 0)
+		return -errno;
+	if (write(fd, buf, strlen(buf)) < 0)
+		ret = -errno;
+	close(fd);
+	return ret;
+}
+
+/* Reads the value of KEY in a flat-keyed cgroup file, or the file's number. */
+static int tas_read_cgroup(const char *dir, const char *file,
+			   const char *key, __u64 *value)
+{
+	char path[256], name[64];
+	unsigned long long v;
+	int ret = -ENOENT;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, file);
+	f = fopen(path, "r");
+	if (!f)
+		return -errno;
+	if (!key) {
+		ret = fscanf(f, "%llu", &v) == 1 ? 0 : -EINVAL;
+	} else {
+		while (fscanf(f, "%63s %llu", name, &v) == 2) {
+			if (!strcmp(name, key)) {
+				ret = 0;
+				break;
+			}
+		}
+	}
+	fclose(f);
+	if (!ret)
+		*value = v;
+	return ret;
+}
+
+/*
+ * What a submission allocates is charged to the submitter's memory cgroup:
+ * in a cgroup whose memory.max leaves a few MiB, the largest graph fails
+ * with -ENOMEM, the memcg OOM killer is not invoked (memory.events) and
+ * the kernel logs nothing (the QEMU run's log scan fails on OOM and
+ * allocation failure reports), and a small graph then works.
+ */
+TEST_F_TIMEOUT(tas, memcg_limit_fails_submission_quietly, 120)
+{
+	char dir[64], ctrl[256];
+	__u64 max_nodes = 0, current = 0, events_max = 0, oom = 1, kills = 1;
+	struct drm_tas_node *nodes;
+	__u32 i;
+	int fd;
+
+	if (mount("none", TAS_CGROUP_ROOT, "cgroup2", 0, NULL) &&
+	    errno != EBUSY) {
+		if (errno == ENODEV || errno == ENOENT)
+			SKIP(return, "no cgroup2 (CONFIG_CGROUPS not enabled?)");
+		ASSERT_EQ(0, -errno);
+	}
+	fd = open(TAS_CGROUP_ROOT "/cgroup.controllers", O_RDONLY);
+	ASSERT_LE(0, fd);
+	memset(ctrl, 0, sizeof(ctrl));
+	ASSERT_LT(0, read(fd, ctrl, sizeof(ctrl) - 1));
+	close(fd);
+	if (!strstr(ctrl, "memory"))
+		SKIP(return, "no memory controller (CONFIG_MEMCG not enabled?)");
+	ASSERT_EQ(0, tas_write_file(TAS_CGROUP_ROOT "/cgroup.subtree_control",
+				    "+memory"));
+
+	ASSERT_EQ(0, tas_get_param(self->fd, DRM_TAS_PARAM_MAX_NODES, 0,
+				   &max_nodes));
+	/* The process's own memory, before it enters the cgroup. */
+	nodes = calloc(max_nodes, sizeof(*nodes));
+	ASSERT_NE(NULL, nodes);
+	for (i = 0; i < max_nodes; i++)
+		tas_node_init(&nodes[i], i % self->num_rings, DRM_TAS_OP_NOP, 0);
+
+	snprintf(dir, sizeof(dir), TAS_CGROUP_ROOT "/tas_test.%d", getpid());
+	ASSERT_EQ(0, mkdir(dir, 0755));
+	ASSERT_EQ(0, tas_write_u64(dir, "cgroup.procs", getpid()));
+	ASSERT_EQ(0, tas_read_cgroup(dir, "memory.current", NULL, &current));
+	ASSERT_EQ(0, tas_write_u64(dir, "memory.max",
+				   current + TAS_CGROUP_MARGIN));
+
+	EXPECT_EQ(-ENOMEM, tas_submit(self->fd, nodes, max_nodes, NULL, 0, NULL,
+				      0, NULL, 0, NULL));
+	EXPECT_EQ(-ENOMEM, tas_submit_flags(self->fd, DRM_TAS_SUBMIT_FIFO,
+					    nodes, max_nodes, NULL, 0, NULL, 0,
+					    NULL, 0, NULL));
+	ASSERT_EQ(0, tas_read_cgroup(dir, "memory.events", "max", &events_max));
+	ASSERT_EQ(0, tas_read_cgroup(dir, "memory.events", "oom", &oom));
+	ASSERT_EQ(0, tas_read_cgroup(dir, "memory.events", "oom_kill", &kills));
+	EXPECT_LT(0ULL, events_max);
+	EXPECT_EQ(0ULL, oom);
+	EXPECT_EQ(0ULL, kills);
+	/* Small work still fits. */
+	EXPECT_EQ(0, tas_run_nop(self->fd));
+	EXPECT_EQ(0, tas_submit(self->fd, nodes, 64, NULL, 0, NULL, 0, NULL, 0,
+				NULL));
+
+	ASSERT_EQ(0, tas_write_u64(TAS_CGROUP_ROOT, "cgroup.procs", getpid()));
+	free(nodes);
+}
+
+/*
+ * Fault injection, as syzkaller does it: the n-th allocation of one call
+ * fails, for n = 1, 2, ... until the call makes fewer than n allocations
+ * (/proc/thread-self/fail-nth, with CONFIG_FAILSLAB and
+ * CONFIG_FAIL_PAGE_ALLOC set up to fail GFP_KERNEL allocations of any
+ * order). A call that fails returns -ENOMEM and has no effect: no node runs
+ * and no syncobj changes. A call that succeeds although an allocation failed
+ * does everything it promises. Leaks are left to kmemleak (make qemu-kasan).
+ */
+#define TAS_DEBUGFS		"/sys/kernel/debug/"
+#define TAS_FAULT_MAX_CALLS	100000U
+#define TAS_FAULT_WORDS		16
 
 /*
  * Makes the n-th allocation of the calling thread fail on demand, quietly.

@@ -202,11 +202,12 @@ tas_boot() {
 	return "$rc"
 }
 
-# Fail on kernel warnings, bugs, oopses, sanitizer and lockdep reports in LOG.
+# Fail on kernel warnings, bugs, oopses, sanitizer and lockdep reports, OOM
+# kills and allocation failure reports in LOG.
 tas_check_kernel_log() {
 	local log=$1 hits
 
-	hits=$(grep -nE 'WARNING:|BUG:|Oops|KASAN|UBSAN|possible circular locking|Call Trace|Kernel panic|kernel BUG|unreferenced object|suspected memory leak' "$log" || true)
+	hits=$(grep -nE 'WARNING:|BUG:|Oops|KASAN|UBSAN|possible circular locking|Call Trace|Kernel panic|kernel BUG|unreferenced object|suspected memory leak|invoked oom-killer|page allocation failure|vmalloc error' "$log" || true)
 	if [ -n "$hits" ]; then
 		tas_log "kernel problems in $log:"
 		printf '%s\n' "$hits" | head -n 40 >&2
