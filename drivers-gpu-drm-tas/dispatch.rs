@@ -13,8 +13,10 @@
 //! when the scheduler frees its job: dropping the node's [`Done`] token reads the error of the
 //! finished fence, and the dispatcher releases what became ready, in the same context. Syncobj
 //! waits are fence callbacks that count as dependencies of the graph's source nodes (or of one
-//! node); they are resolved by the dispatcher's work item. Nothing on these paths allocates:
-//! storage is reserved at submit.
+//! node); a callback marks its launch in the dispatcher's bit mask of launches with fired
+//! waits, and the dispatcher's work item resolves the waits of the marked launches only, so
+//! that the cost of an event does not grow with the number of launches in flight. Nothing on
+//! these paths allocates: storage is reserved at submit.
 //!
 //! A node whose predecessor failed does not run: it completes with the predecessor's error when
 //! it is released, and so on down the graph. The signal fences of the uAPI are fences of the
@@ -60,6 +62,7 @@ use kernel::{
         aref::ARef,
         atomic::{
             Atomic,
+            Full,
             Relaxed, //
         },
         Arc,
@@ -94,6 +97,9 @@ pub(crate) const WINDOW: u32 = 2;
 /// Graphs a client can have in flight in the dispatcher.
 pub(crate) const MAX_LAUNCHES: usize = 1024;
 
+/// Bits of a word of [`Dispatcher::fired`].
+const FIRED_BITS: usize = u64::BITS as usize;
+
 /// A node of a launch.
 struct Slot {
     /// The job, until the node is released.
@@ -110,6 +116,8 @@ struct Slot {
 /// A syncobj wait of a launch, as a fence callback.
 pub(crate) struct Wait {
     disp: Arc<Dispatcher>,
+    /// The launch slot of the wait's launch.
+    slot: u32,
     /// The node that waits, or `None` for the graph's source nodes.
     node: Option<u32>,
     fired: Atomic<bool>,
@@ -118,6 +126,7 @@ pub(crate) struct Wait {
 impl FenceCallbackHandler for Wait {
     fn fence_signaled(&self, _fence: &Fence) {
         self.fired.store(true, Relaxed);
+        self.disp.mark_fired(self.slot);
         // Already queued: it will see this wait.
         let _ = workqueue::system_long().enqueue(self.disp.clone());
     }
@@ -221,6 +230,8 @@ pub(crate) struct Dispatcher {
     /// Notified when a launch slot is freed.
     #[pin]
     slot_freed: CondVar,
+    /// Bit `l` is set when a wait of launch `l` fired and was not resolved yet.
+    fired: [Atomic<u64>; MAX_LAUNCHES / FIRED_BITS],
     #[pin]
     work: Work<Dispatcher>,
     gate: Arc<GangGate>,
@@ -244,9 +255,16 @@ impl WorkItem for Dispatcher {
         let done = {
             let mut state = this.state.lock();
             let st = &mut *state;
-            for l in 0..st.launches.len() {
-                if let LaunchSlot::Live(launch) = &mut st.launches[l] {
-                    launch.resolve_waits(&mut st.set, l as u32);
+            for (w, word) in this.fired.iter().enumerate() {
+                // Ordered before the loads of the waits' `fired` flags: a wait that fires
+                // later marks its launch again and queues this work item again.
+                let mut bits = word.xchg(0, Full);
+                while bits != 0 {
+                    let l = w * FIRED_BITS + bits.trailing_zeros() as usize;
+                    bits &= bits - 1;
+                    if let Some(LaunchSlot::Live(launch)) = st.launches.get_mut(l) {
+                        launch.resolve_waits(&mut st.set, l as u32);
+                    }
                 }
             }
             // Not `release()`, which would queue this work item again for what it reaps next.
@@ -586,6 +604,7 @@ impl Dispatcher {
             pin_init!(Self {
                 state <- new_mutex!(state),
                 slot_freed <- new_condvar!("tas::Dispatcher::slot_freed"),
+                fired: [const { Atomic::new(0) }; MAX_LAUNCHES / FIRED_BITS],
                 work <- new_work!("tas::Dispatcher::work"),
                 gate: gate.clone(),
             }),
@@ -597,6 +616,20 @@ impl Dispatcher {
     /// The gang gate of the dispatcher's device.
     pub(crate) fn gate(&self) -> &Arc<GangGate> {
         &self.gate
+    }
+
+    /// Marks launch `l` as having a fired wait; from a fence callback.
+    fn mark_fired(&self, l: u32) {
+        let l = l as usize;
+        let Some(word) = self.fired.get(l / FIRED_BITS) else {
+            return;
+        };
+        let bit = 1u64 << (l % FIRED_BITS);
+        let mut old = word.load(Relaxed);
+        // Ordered after the store to the wait's `fired` flag.
+        while let Err(now) = word.cmpxchg(old, old | bit, Full) {
+            old = now;
+        }
     }
 
     /// Takes a free launch slot for a submission whose nodes are `charge`d, waiting while the
@@ -773,6 +806,7 @@ impl Dispatcher {
         for (node, fence) in waits {
             let wait = Wait {
                 disp: self.clone(),
+                slot: l,
                 node: *node,
                 fired: Atomic::new(false),
             };

@@ -584,6 +584,10 @@ struct drm_tas_template_destroy {
  *
  *    Create a zeroed shmem buffer object, see &struct drm_tas_bo_create.
  *    -EINVAL for a size of 0 or above the limit, or non-zero flags.
+ *    Buffer objects can be exported as dma-bufs with
+ *    DRM_IOCTL_PRIME_HANDLE_TO_FD; DRM_IOCTL_PRIME_FD_TO_HANDLE accepts
+ *    only dma-bufs that tas exported (-EINVAL for those of other devices).
+ *    The primary node creates no dumb buffers (-ENOSYS).
  *
  * .. c:macro:: DRM_IOCTL_TAS_BO_MMAP_OFFSET
  *

@@ -1037,4 +1037,65 @@ TEST_F_TIMEOUT(tas_kms, flip_waits_for_graph, 60)
 		       tas_kms_frame_ns(&out->mode) / 1000);
 }
 
+/*
+ * Buffers tas did not create are refused: a dumb buffer of the KMS driver,
+ * exported as a dma-buf, cannot be imported into tas (-EINVAL, before tas
+ * attaches to it: no DMA mapping on the faux device, no warning), and tas's
+ * primary node creates no dumb buffers (-ENOSYS). Either used to create a
+ * GEM object that the driver then read as one of its own. A tas buffer,
+ * exported and imported again, is the same object.
+ */
+TEST_F(tas_kms, foreign_buffers_are_refused)
+{
+	struct drm_mode_create_dumb dumb;
+	struct drm_tas_bo_create bo;
+	struct drm_prime_handle prime;
+	int dmabuf, tas_card;
+
+	memset(&dumb, 0, sizeof(dumb));
+	dumb.width = 64;
+	dumb.height = 64;
+	dumb.bpp = 32;
+	ASSERT_EQ(0, tas_ioctl(self->card_fd, DRM_IOCTL_MODE_CREATE_DUMB,
+			       &dumb));
+	self->dumb[0] = dumb.handle;
+	memset(&prime, 0, sizeof(prime));
+	prime.handle = dumb.handle;
+	prime.flags = DRM_CLOEXEC | DRM_RDWR;
+	ASSERT_EQ(0, tas_ioctl(self->card_fd, DRM_IOCTL_PRIME_HANDLE_TO_FD,
+			       &prime));
+	dmabuf = prime.fd;
+	memset(&prime, 0, sizeof(prime));
+	prime.fd = dmabuf;
+	EXPECT_EQ(-EINVAL, tas_ioctl(self->tas_fd,
+				     DRM_IOCTL_PRIME_FD_TO_HANDLE, &prime));
+	close(dmabuf);
+
+	memset(&bo, 0, sizeof(bo));
+	bo.size = 4096;
+	ASSERT_EQ(0, tas_ioctl(self->tas_fd, DRM_IOCTL_TAS_BO_CREATE, &bo));
+	memset(&prime, 0, sizeof(prime));
+	prime.handle = bo.handle;
+	prime.flags = DRM_CLOEXEC | DRM_RDWR;
+	ASSERT_EQ(0, tas_ioctl(self->tas_fd, DRM_IOCTL_PRIME_HANDLE_TO_FD,
+			       &prime));
+	dmabuf = prime.fd;
+	memset(&prime, 0, sizeof(prime));
+	prime.fd = dmabuf;
+	EXPECT_EQ(0, tas_ioctl(self->tas_fd, DRM_IOCTL_PRIME_FD_TO_HANDLE,
+			       &prime));
+	EXPECT_EQ(bo.handle, prime.handle);
+	close(dmabuf);
+
+	tas_card = tas_open_node("card", "tas");
+	ASSERT_LE(0, tas_card);
+	memset(&dumb, 0, sizeof(dumb));
+	dumb.width = 64;
+	dumb.height = 64;
+	dumb.bpp = 32;
+	EXPECT_EQ(-ENOSYS, tas_ioctl(tas_card, DRM_IOCTL_MODE_CREATE_DUMB,
+				     &dumb));
+	close(tas_card);
+}
+
 TEST_HARNESS_MAIN

@@ -4127,7 +4127,7 @@ TEST_F_TIMEOUT(tas, submit_waits_for_node_budget, 300)
 	nodes = calloc(max_nodes, sizeof(*nodes));
 	ASSERT_NE(NULL, nodes);
 	for (i = 0; i < max_nodes; i++)
-		tas_node_init(&nodes[i], 0, DRM_TAS_OP_NOP, 0);
+		tas_node_init(&nodes[i], i % self->num_rings, DRM_TAS_OP_NOP, 0);
 	tas_sync_init(&wait, in, DRM_TAS_NODE_GRAPH, 0);
 	tas_sync_init(&signal, out, DRM_TAS_NODE_GRAPH, 0);
 	/* Half of them with the stock dispatch, which counts too. */
@@ -4151,11 +4151,16 @@ TEST_F_TIMEOUT(tas, submit_waits_for_node_budget, 300)
 		EXPECT_EQ(0, tas_syncobj_has_fence(self->fd, out));
 	}
 
-	/* Once the graphs completed, there is room again. */
+	/*
+	 * Once the graphs completed, there is room again. The nodes of the
+	 * graphs in flight run first: allow for them under TCG.
+	 */
 	ASSERT_EQ(0, ioctl(timeline, SW_SYNC_IOC_INC, &inc));
 	args.flags = 0;
 	ASSERT_EQ(0, tas_ioctl(self->fd, DRM_IOCTL_TAS_SUBMIT_GRAPH, &args));
-	ASSERT_EQ(0, tas_syncobj_wait_graph(self->fd, out));
+	ASSERT_EQ(0, tas_syncobj_wait(self->fd, out,
+				      DRM_SYNCOBJ_WAIT_FLAGS_WAIT_FOR_SUBMIT,
+				      12 * TAS_WAIT_NS));
 
 	free(nodes);
 	close(timeline);

@@ -476,6 +476,129 @@ static int bench_dispatch(int fd, unsigned int rings)
 	return 0;
 }
 
+/*
+ * Median latency from the completion of a node to the readiness of a node of
+ * another graph that waits for it through a syncobj (both on their own
+ * rings), over 21 such pairs. The second graph is submitted while the first
+ * node still runs, so that its wait is a fence callback.
+ */
+static int wait_latency_p50(int fd, unsigned int rings, __u64 *p50)
+{
+	struct drm_tas_submit_graph a = { 0 }, b = { 0 };
+	struct drm_tas_node_info ia, ib;
+	struct drm_tas_node na, nb;
+	struct drm_tas_sync sig, wait, done;
+	__u32 point, end;
+	__u64 lat[21];
+	unsigned int i;
+	int ret;
+
+	ret = tas_new_syncobj(fd, &point);
+	if (!ret)
+		ret = tas_new_syncobj(fd, &end);
+	if (ret)
+		return ret;
+	memset(&na, 0, sizeof(na));
+	na.ring = 1 % rings;
+	na.op = DRM_TAS_OP_NOP;
+	na.duration_ns = 5 * TAS_MSEC;
+	nb = na;
+	nb.ring = 2 % rings;
+	nb.duration_ns = 10000;
+	memset(&sig, 0, sizeof(sig));
+	sig.handle = point;
+	sig.node = 0;
+	wait = sig;
+	done = sig;
+	done.handle = end;
+	a.nodes = tas_array(&na, 1, sizeof(na));
+	a.signals = tas_array(&sig, 1, sizeof(sig));
+	b.nodes = tas_array(&nb, 1, sizeof(nb));
+	b.waits = tas_array(&wait, 1, sizeof(wait));
+	b.signals = tas_array(&done, 1, sizeof(done));
+	for (i = 0; i < 21 && !ret; i++) {
+		if (ioctl(fd, DRM_IOCTL_TAS_SUBMIT_GRAPH, &a) ||
+		    ioctl(fd, DRM_IOCTL_TAS_SUBMIT_GRAPH, &b))
+			ret = -errno;
+		if (!ret)
+			ret = tas_wait_syncobj(fd, end, 0, 60);
+		if (!ret)
+			ret = tas_graph_results(fd, a.graph_id, &ia, 1, NULL);
+		if (!ret)
+			ret = tas_graph_results(fd, b.graph_id, &ib, 1, NULL);
+		if (!ret && ib.ready_ns < ia.finished_ns)
+			ret = -EINVAL;
+		if (!ret)
+			lat[i] = ib.ready_ns - ia.finished_ns;
+	}
+	if (!ret)
+		*p50 = percentile(lat, 21, 50);
+	return ret;
+}
+
+/*
+ * The cost of resolving a syncobj wait must not grow with the graphs in
+ * flight: the wait latency above, alone and with 1000 graphs of the same
+ * file in flight that wait (64 waits each) for a node that runs for the
+ * whole measurement.
+ */
+static int bench_waits(int fd, unsigned int rings)
+{
+	struct drm_tas_sync sig = { 0 }, waits[64];
+	struct drm_tas_submit_graph g = { 0 };
+	__u64 alone = 0, loaded = 0;
+	struct drm_tas_node node;
+	unsigned int i;
+	__u32 gate;
+	int ret;
+
+	if (rings < 3) {
+		result_null("wait_latency_1000_in_flight_ratio", "<= 1.5",
+			    "needs 3 rings");
+		return 0;
+	}
+	ret = wait_latency_p50(fd, rings, &alone);
+	if (!ret)
+		ret = tas_new_syncobj(fd, &gate);
+	if (ret)
+		return ret;
+
+	/* The gate: a node on ring 0 that runs for 5 s. */
+	memset(&node, 0, sizeof(node));
+	node.op = DRM_TAS_OP_NOP;
+	node.duration_ns = 5000 * TAS_MSEC;
+	sig.handle = gate;
+	sig.node = DRM_TAS_NODE_GRAPH;
+	g.nodes = tas_array(&node, 1, sizeof(node));
+	g.signals = tas_array(&sig, 1, sizeof(sig));
+	if (ioctl(fd, DRM_IOCTL_TAS_SUBMIT_GRAPH, &g))
+		return -errno;
+	memset(waits, 0, sizeof(waits));
+	for (i = 0; i < 64; i++) {
+		waits[i].handle = gate;
+		waits[i].node = DRM_TAS_NODE_GRAPH;
+	}
+	node.duration_ns = 0;
+	memset(&g, 0, sizeof(g));
+	g.nodes = tas_array(&node, 1, sizeof(node));
+	g.waits = tas_array(waits, 64, sizeof(waits[0]));
+	for (i = 0; i < 1000 && !ret; i++)
+		if (ioctl(fd, DRM_IOCTL_TAS_SUBMIT_GRAPH, &g))
+			ret = -errno;
+	if (!ret)
+		ret = wait_latency_p50(fd, rings, &loaded);
+	if (!ret)
+		ret = tas_wait_syncobj(fd, gate, 0, 60);
+	if (ret)
+		return ret;
+	printf("  syncobj wait resolution p50: %.1f us alone, %.1f us with 1000 graphs (64 waits each) in flight\n",
+	       alone / 1e3, loaded / 1e3);
+	result("wait_latency_1000_in_flight_ratio",
+	       alone ? (double)loaded / alone : 0, "<= 1.5",
+	       "wait latency with 1000 graphs waiting / alone");
+	return 0;
+}
+
 static int bench_gangs(int fd, unsigned int rings)
 {
 	unsigned int i, k, layer, n_gangs = 60, partial = 0, members = rings < 4 ? rings : 4;
@@ -633,6 +756,8 @@ int main(int argc, char **argv)
 		ret = bench_template(fd);
 	if (!ret)
 		ret = bench_dispatch(fd, rings);
+	if (!ret)
+		ret = bench_waits(fd, rings);
 	if (!ret)
 		ret = bench_gangs(fd, rings);
 	if (!ret)
