@@ -3957,6 +3957,111 @@ TEST_F(tas, syncobj_eventfd_on_node_point)
 	close(avail);
 }
 
+/*
+ * Core syncobj code reached through the tas render node. A sync_file
+ * exported from a timeline point holds a dma_fence_chain; imported as a
+ * point of another timeline, it is flattened (a chain cannot be a link of
+ * another chain: dma_fence_chain_init() warned) and the new point signals
+ * with the graph behind the exported one.
+ */
+TEST_F(tas, syncobj_timeline_sync_file_imported_as_point)
+{
+	struct drm_syncobj_handle args;
+	struct drm_tas_sync signal;
+	struct drm_tas_node node;
+	__u32 src, dst;
+	int sync_fd;
+
+	ASSERT_EQ(0, tas_syncobj_create(self->fd, 0, &src));
+	ASSERT_EQ(0, tas_syncobj_create(self->fd, 0, &dst));
+	tas_node_init(&node, 0, DRM_TAS_OP_NOP, 300 * TAS_NSEC_PER_MSEC);
+	tas_sync_init(&signal, src, 0, 1);
+	ASSERT_EQ(0, tas_submit(self->fd, &node, 1, NULL, 0, NULL, 0, &signal,
+				1, NULL));
+
+	memset(&args, 0, sizeof(args));
+	args.handle = src;
+	args.flags = DRM_SYNCOBJ_HANDLE_TO_FD_FLAGS_EXPORT_SYNC_FILE |
+		     DRM_SYNCOBJ_HANDLE_TO_FD_FLAGS_TIMELINE;
+	args.point = 1;
+	ASSERT_EQ(0, tas_ioctl(self->fd, DRM_IOCTL_SYNCOBJ_HANDLE_TO_FD,
+			       &args));
+	sync_fd = args.fd;
+
+	memset(&args, 0, sizeof(args));
+	args.fd = sync_fd;
+	args.handle = dst;
+	args.flags = DRM_SYNCOBJ_FD_TO_HANDLE_FLAGS_IMPORT_SYNC_FILE |
+		     DRM_SYNCOBJ_FD_TO_HANDLE_FLAGS_TIMELINE;
+	args.point = 5;
+	ASSERT_EQ(0, tas_ioctl(self->fd, DRM_IOCTL_SYNCOBJ_FD_TO_HANDLE,
+			       &args));
+	close(sync_fd);
+
+	/* The node runs for 300 ms. */
+	EXPECT_EQ(-ETIME, tas_syncobj_timeline_wait(self->fd, dst, 5, 0));
+	ASSERT_EQ(0, tas_syncobj_timeline_wait(self->fd, dst, 5, TAS_WAIT_NS));
+	ASSERT_EQ(0, tas_syncobj_timeline_wait(self->fd, src, 1, 0));
+
+	tas_syncobj_destroy(self->fd, dst);
+	tas_syncobj_destroy(self->fd, src);
+}
+
+/*
+ * The syncobj array ioctls take a u32 count. A count whose arrays exceed
+ * what kmalloc can give (2^21 handles) is served from vmalloc and gets the
+ * answer for its handles (-ENOENT for handle 0), and a count that cannot
+ * be allocated at all gets -ENOMEM, both without a warning (kmalloc warned
+ * above MAX_PAGE_ORDER, kvmalloc above INT_MAX).
+ */
+TEST_F(tas, syncobj_array_ioctls_huge_counts)
+{
+	const __u32 big = 1U << 21;
+	const size_t size = (size_t)big * sizeof(__u64);
+	struct drm_syncobj_timeline_array array;
+	struct drm_syncobj_timeline_wait twait;
+	struct drm_syncobj_array reset;
+	struct drm_syncobj_wait wait;
+	void *zeros;
+
+	zeros = mmap(NULL, size, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1,
+		     0);
+	ASSERT_NE(MAP_FAILED, zeros);
+
+	memset(&wait, 0, sizeof(wait));
+	wait.handles = (__u64)(uintptr_t)zeros;
+	wait.count_handles = big;
+	EXPECT_EQ(-ENOENT, tas_ioctl(self->fd, DRM_IOCTL_SYNCOBJ_WAIT, &wait));
+	memset(&reset, 0, sizeof(reset));
+	reset.handles = (__u64)(uintptr_t)zeros;
+	reset.count_handles = big;
+	EXPECT_EQ(-ENOENT, tas_ioctl(self->fd, DRM_IOCTL_SYNCOBJ_RESET,
+				     &reset));
+
+	memset(&array, 0, sizeof(array));
+	array.handles = (__u64)(uintptr_t)zeros;
+	array.points = (__u64)(uintptr_t)zeros;
+	array.count_handles = big;
+	EXPECT_EQ(-ENOENT, tas_ioctl(self->fd,
+				     DRM_IOCTL_SYNCOBJ_TIMELINE_SIGNAL,
+				     &array));
+	EXPECT_EQ(-ENOENT, tas_ioctl(self->fd, DRM_IOCTL_SYNCOBJ_QUERY,
+				     &array));
+
+	memset(&twait, 0, sizeof(twait));
+	twait.handles = (__u64)(uintptr_t)zeros;
+	twait.points = (__u64)(uintptr_t)zeros;
+	twait.count_handles = big;
+	EXPECT_EQ(-ENOENT, tas_ioctl(self->fd,
+				     DRM_IOCTL_SYNCOBJ_TIMELINE_WAIT, &twait));
+
+	wait.count_handles = UINT32_MAX;
+	EXPECT_EQ(-ENOMEM, tas_ioctl(self->fd, DRM_IOCTL_SYNCOBJ_WAIT, &wait));
+
+	munmap(zeros, size);
+	ASSERT_EQ(0, tas_run_nop(self->fd));
+}
+
 /* Removes @cap from the effective capabilities of the calling thread. */
 static int tas_drop_capability(int cap)
 {
