@@ -369,10 +369,10 @@ impl File {
             return Err(EINVAL);
         }
         let this = file.inner();
-        let fits = |t: &Templates| {
-            t.list.len() < MAX_TEMPLATES
-                && t.nodes + u64::from(args.nodes.count) <= MAX_TEMPLATE_NODES
-        };
+        // A count above the per-graph limit fails with `E2BIG` in the checks, not here.
+        let nodes = u64::from(args.nodes.count).min(MAX_NODES);
+        let fits =
+            |t: &Templates| t.list.len() < MAX_TEMPLATES && t.nodes + nodes <= MAX_TEMPLATE_NODES;
         if !fits(&this.templates.lock()) {
             return Err(ENOSPC);
         }
@@ -387,7 +387,6 @@ impl File {
         }
         let handle = templates.next_handle;
         templates.next_handle = templates.next_handle.checked_add(1).ok_or(ENOSPC)?;
-        let nodes = template.len() as u64;
         templates
             .list
             .push_within_capacity((handle, template))

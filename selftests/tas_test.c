@@ -4303,6 +4303,9 @@ TEST_F_TIMEOUT(tas, template_node_limit, 300)
 			TH_LOG("template %u", i);
 	EXPECT_EQ(-ENOSPC, tas_template_create(self->fd, nodes, 1, NULL, 0,
 					       &handle));
+	/* A graph above the per-graph limit is still -E2BIG. */
+	EXPECT_EQ(-E2BIG, tas_template_create(self->fd, nodes, max_nodes + 1,
+					      NULL, 0, &handle));
 	ASSERT_EQ(0, tas_template_destroy(self->fd, handles[0]));
 	ASSERT_EQ(0, tas_template_create(self->fd, nodes, max_nodes, NULL, 0,
 					 &handles[0]));
