@@ -369,18 +369,21 @@ impl File {
             return Err(EINVAL);
         }
         let this = file.inner();
-        // A count above the per-graph limit fails with `E2BIG` in the checks, not here.
-        let nodes = u64::from(args.nodes.count).min(MAX_NODES);
-        let fits =
-            |t: &Templates| t.list.len() < MAX_TEMPLATES && t.nodes + nodes <= MAX_TEMPLATE_NODES;
-        if !fits(&this.templates.lock()) {
+        let fits = |t: &Templates, nodes: u64| {
+            t.list.len() < MAX_TEMPLATES && t.nodes + nodes <= MAX_TEMPLATE_NODES
+        };
+        // Refused early if it cannot fit; a count above the per-graph limit fails with `E2BIG`
+        // in the checks instead.
+        let count = Some(u64::from(args.nodes.count)).filter(|&n| n <= MAX_NODES);
+        if !fits(&this.templates.lock(), count.unwrap_or(0)) {
             return Err(ENOSPC);
         }
         let checked = graph::check_graph(dev, file, &args.nodes, &args.edges)?;
         checked.check_classes()?;
         let template = Template::new(checked, &dev.rings, &this.entities, &this.disp)?;
+        let nodes = template.len() as u64;
         let mut templates = this.templates.lock();
-        if !fits(&templates) {
+        if !fits(&templates, nodes) {
             drop(templates);
             template.flush();
             return Err(ENOSPC);
