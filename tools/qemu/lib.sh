@@ -186,8 +186,11 @@ tas_boot() {
 	local log=$1 append=$2 rc=0
 
 	tas_log "booting in QEMU (TCG, timeout ${TAS_BOOT_TIMEOUT} s), console log in $log"
+	# 1 GiB: under KASAN, kmemleak's and debugobjects' own objects take
+	# over 100 MiB, and the template-limit selftest holds 4 templates of
+	# 16384 nodes with their prepared instances; 512 MiB ran out (OOM).
 	timeout -k 10 "$TAS_BOOT_TIMEOUT" qemu-system-x86_64 -accel tcg \
-		-m 512 -smp 2 -nographic -no-reboot \
+		-m 1024 -smp 2 -nographic -no-reboot \
 		-device virtio-gpu-pci \
 		-kernel "$TAS_BZIMAGE" -initrd "$TAS_INITRAMFS" \
 		-append "console=ttyS0 panic=-1 oops=panic $append $TAS_APPEND" \
