@@ -16,7 +16,10 @@ use kernel::{
 
 use crate::{
     dispatch::GangGate,
-    engine::Ring,
+    engine::{
+        Reaper,
+        Ring, //
+    },
     file::File,
     gem::Bo, //
 };
@@ -87,6 +90,8 @@ pub(crate) struct TasData {
     pub(crate) graph_ring: Arc<Ring>,
     /// The admission order of all clients' gangs.
     pub(crate) gate: Arc<GangGate>,
+    /// Releases the buffer mappings of node operations.
+    pub(crate) reaper: Arc<Reaper>,
 }
 
 impl Drop for TasData {
@@ -112,6 +117,9 @@ impl Drop for TasData {
             // for the work item instead.
             let _waited = waiter.wait();
         }
+        // The nodes and templates are gone, and with them the ranges that hand their buffer
+        // mappings to the reaper.
+        self.reaper.flush();
     }
 }
 

@@ -11,9 +11,13 @@
 //!
 //! Fence signalling critical path: [`NodeJob::run`] and [`NodeJob::timed_out`] only move
 //! pre-allocated objects around; the worker signals fences and touches buffers that were mapped
-//! at submit time, and does not allocate.
+//! at submit time, and does not allocate. Buffer mappings are released by a [`Reaper`] of their
+//! own, never on that path.
 
-use core::ptr;
+use core::{
+    mem::ManuallyDrop,
+    ptr, //
+};
 
 use kernel::{
     alloc::Flags,
@@ -33,6 +37,11 @@ use kernel::{
             Scheduler,
             SchedulerOptions, //
         },
+    },
+    list::{
+        List,
+        ListArc,
+        ListLinks, //
     },
     new_spinlock, new_work,
     prelude::*,
@@ -67,6 +76,7 @@ use crate::{
         Done,
         GangGate, //
     },
+    driver::client_gfp,
     file::Charge,
     gem::TasObject, //
 };
@@ -110,34 +120,129 @@ pub(crate) fn now_ns() -> u64 {
     u64::try_from(Instant::<Monotonic>::now().as_nanos()).unwrap_or(0)
 }
 
+/// A kernel mapping of a buffer, held by the ranges of node operations that use it.
+///
+/// Unmapping takes the buffer's reservation lock, which may be held while waiting for the fences
+/// of the rings: the last reference to a node can be dropped where its fence is signalled (the
+/// ring's work item, the dispatcher's completion of the node), so a mapping is never released
+/// there but handed to the [`Reaper`].
+#[pin_data]
+pub(crate) struct Mapping {
+    map: VMapOwned<TasObject>,
+    #[pin]
+    links: ListLinks,
+}
+
+kernel::list::impl_list_arc_safe! {
+    impl ListArcSafe<0> for Mapping { untracked; }
+}
+
+kernel::list::impl_list_item! {
+    impl ListItem<0> for Mapping { using ListLinks { self.links }; }
+}
+
+/// Releases buffer mappings in a work item of its own, off the paths that signal fences.
+#[pin_data]
+pub(crate) struct Reaper {
+    #[pin]
+    maps: SpinLock<List<Mapping>>,
+    #[pin]
+    work: Work<Reaper>,
+}
+
+impl_has_work! {
+    impl HasWork<Self> for Reaper { self.work }
+}
+
+impl Reaper {
+    pub(crate) fn new() -> Result<Arc<Self>> {
+        Arc::pin_init(
+            pin_init!(Self {
+                maps <- new_spinlock!(List::new()),
+                work <- new_work!("tas::Reaper::work"),
+            }),
+            GFP_KERNEL,
+        )
+    }
+
+    /// Releases `map` in the reaper's work item. Neither allocates nor sleeps.
+    fn release(self: &Arc<Self>, map: ListArc<Mapping>) {
+        self.maps.lock().push_back(map);
+        // Already queued if this fails: the work item takes the mapping with the others.
+        let _ = workqueue::system().enqueue(self.clone());
+    }
+
+    /// Waits until the work item of the reaper is idle.
+    ///
+    /// The device waits for it before the module's code can go away, once no node and no
+    /// template is left to release a mapping.
+    pub(crate) fn flush(&self) {
+        self.work.flush();
+    }
+}
+
+impl WorkItem for Reaper {
+    type Pointer = Arc<Reaper>;
+
+    fn run(this: Arc<Reaper>) {
+        loop {
+            // The lock guard goes at the end of this statement, before the mapping does.
+            let map = this.maps.lock().pop_front();
+            match map {
+                Some(map) => drop(map),
+                None => return,
+            }
+        }
+    }
+}
+
 /// A byte range of a buffer, mapped for the CPU that plays the ring.
 ///
 /// # Invariants
 ///
-/// `offset + size` does not overflow and is at most the size of the mapping.
+/// - `offset + size` does not overflow and is at most the size of the mapping.
+/// - `map` is only taken out by `drop`.
 pub(crate) struct BufRange {
-    map: VMapOwned<TasObject>,
+    map: ManuallyDrop<ListArc<Mapping>>,
+    reaper: Arc<Reaper>,
     offset: usize,
     size: usize,
 }
 
 impl BufRange {
-    /// Creates the range of `size` bytes at `offset` of `map`.
+    /// Creates the range of `size` bytes at `offset` of `map`, whose mapping `reaper` releases.
     ///
     /// Returns `EINVAL` if the range does not fit in the mapping.
-    pub(crate) fn new(map: VMapOwned<TasObject>, offset: usize, size: usize) -> Result<Self> {
+    pub(crate) fn new(
+        map: VMapOwned<TasObject>,
+        reaper: &Arc<Reaper>,
+        offset: usize,
+        size: usize,
+    ) -> Result<Self> {
         use kernel::io::Io;
         let end = offset.checked_add(size).ok_or(EINVAL)?;
         if end > (&map).size() {
             return Err(EINVAL);
         }
-        // INVARIANT: Checked above.
-        Ok(Self { map, offset, size })
+        let map = ListArc::pin_init(
+            try_pin_init!(Mapping {
+                map,
+                links <- ListLinks::new(),
+            }? Error),
+            client_gfp(),
+        )?;
+        // INVARIANT: The range was checked above; `map` is taken out only by `drop`.
+        Ok(Self {
+            map: ManuallyDrop::new(map),
+            reaper: reaper.clone(),
+            offset,
+            size,
+        })
     }
 
     fn base(&self) -> *mut u8 {
         use kernel::io::IoBase;
-        (&self.map).as_view().as_ptr().cast::<u8>()
+        (&self.map.map).as_view().as_ptr().cast::<u8>()
     }
 
     /// Reads the 32-bit word `index` of the range; a word outside the range reads as zero.
@@ -167,6 +272,14 @@ impl BufRange {
 
     fn words(&self) -> usize {
         self.size / 4
+    }
+}
+
+impl Drop for BufRange {
+    fn drop(&mut self) {
+        // SAFETY: `map` is not used again: this is the range's destructor.
+        let map = unsafe { ManuallyDrop::take(&mut self.map) };
+        self.reaper.release(map);
     }
 }
 

@@ -213,7 +213,11 @@ fn buf_is_zero(buf: &uapi::drm_tas_buf) -> bool {
 }
 
 /// Looks up, checks and maps the range `buf` of a node.
-fn buf_range(file: &drm::File<File>, buf: &uapi::drm_tas_buf) -> Result<(ARef<Bo>, BufRange)> {
+fn buf_range(
+    dev: &TasDevice,
+    file: &drm::File<File>,
+    buf: &uapi::drm_tas_buf,
+) -> Result<(ARef<Bo>, BufRange)> {
     if buf.pad != 0 || buf.size == 0 {
         return Err(EINVAL);
     }
@@ -225,11 +229,11 @@ fn buf_range(file: &drm::File<File>, buf: &uapi::drm_tas_buf) -> Result<(ARef<Bo
     let offset = usize::try_from(buf.offset).map_err(|_| EINVAL)?;
     let size = usize::try_from(buf.size).map_err(|_| EINVAL)?;
     let map = bo.owned_vmap()?;
-    Ok((bo, BufRange::new(map, offset, size)?))
+    Ok((bo, BufRange::new(map, &dev.reaper, offset, size)?))
 }
 
 /// Checks a node and builds its operation.
-fn node_op(file: &drm::File<File>, node: &uapi::drm_tas_node) -> Result<Op> {
+fn node_op(dev: &TasDevice, file: &drm::File<File>, node: &uapi::drm_tas_node) -> Result<Op> {
     let [src0, src1] = &node.src;
     let used = match node.op {
         uapi::drm_tas_op_DRM_TAS_OP_NOP => 0,
@@ -258,7 +262,7 @@ fn node_op(file: &drm::File<File>, node: &uapi::drm_tas_node) -> Result<Op> {
             if node.dst.size % 4 != 0 {
                 return Err(EINVAL);
             }
-            let (_, dst) = buf_range(file, &node.dst)?;
+            let (_, dst) = buf_range(dev, file, &node.dst)?;
             Op::Fill {
                 dst,
                 value: node.imm as u32,
@@ -268,8 +272,8 @@ fn node_op(file: &drm::File<File>, node: &uapi::drm_tas_node) -> Result<Op> {
             if node.dst.size != src0.size {
                 return Err(EINVAL);
             }
-            let (dst_bo, dst) = buf_range(file, &node.dst)?;
-            let (src_bo, src) = buf_range(file, src0)?;
+            let (dst_bo, dst) = buf_range(dev, file, &node.dst)?;
+            let (src_bo, src) = buf_range(dev, file, src0)?;
             let overlap = node.dst.offset < src0.offset + src0.size
                 && src0.offset < node.dst.offset + node.dst.size;
             if core::ptr::eq(&*dst_bo, &*src_bo) && overlap {
@@ -281,9 +285,9 @@ fn node_op(file: &drm::File<File>, node: &uapi::drm_tas_node) -> Result<Op> {
             if node.dst.size % 4 != 0 || node.dst.size != src0.size || node.dst.size != src1.size {
                 return Err(EINVAL);
             }
-            let (_, dst) = buf_range(file, &node.dst)?;
-            let (_, a) = buf_range(file, src0)?;
-            let (_, b) = buf_range(file, src1)?;
+            let (_, dst) = buf_range(dev, file, &node.dst)?;
+            let (_, a) = buf_range(dev, file, src0)?;
+            let (_, b) = buf_range(dev, file, src1)?;
             Op::Add { dst, a, b }
         }
         _ => {
@@ -296,9 +300,9 @@ fn node_op(file: &drm::File<File>, node: &uapi::drm_tas_node) -> Result<Op> {
             {
                 return Err(EINVAL);
             }
-            let (_, dst) = buf_range(file, &node.dst)?;
-            let (_, a) = buf_range(file, src0)?;
-            let (_, b) = buf_range(file, src1)?;
+            let (_, dst) = buf_range(dev, file, &node.dst)?;
+            let (_, a) = buf_range(dev, file, src0)?;
+            let (_, b) = buf_range(dev, file, src1)?;
             Op::MatMul {
                 dst,
                 a,
@@ -388,7 +392,7 @@ pub(crate) fn check_graph(
     }
     let mut ops = KVVec::with_capacity(n, client_gfp())?;
     for node in nodes.iter() {
-        ops.push(Some(node_op(file, node)?), client_gfp())?;
+        ops.push(Some(node_op(dev, file, node)?), client_gfp())?;
     }
 
     let mut descs = KVVec::with_capacity(n, client_gfp())?;

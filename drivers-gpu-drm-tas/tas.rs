@@ -27,7 +27,10 @@ use crate::{
         MAX_RINGS,
         MAX_RING_DEPTH, //
     },
-    engine::Ring, //
+    engine::{
+        Reaper,
+        Ring, //
+    },
 };
 
 mod dispatch;
@@ -113,6 +116,7 @@ impl kernel::Module for TasModule {
                 rings,
                 graph_ring,
                 gate: GangGate::new()?,
+                reaper: Reaper::new()?,
             }),
         )?;
 
