@@ -25,6 +25,15 @@ extern "C" {
  * All structures are padded to a multiple of 64 bits. Fields marked as
  * padding or reserved must be zero; the kernel rejects non-zero values with
  * -EINVAL, so that they can be given a meaning later.
+ *
+ * Each ioctl below ends its description with the complete list of errors it
+ * returns. -EFAULT is among them for every ioctl: the argument structure (or
+ * an array it points to) cannot be read or written.
+ *
+ * Buffer objects can be exported as dma-bufs with
+ * DRM_IOCTL_PRIME_HANDLE_TO_FD; DRM_IOCTL_PRIME_FD_TO_HANDLE accepts only
+ * dma-bufs that tas exported (-EINVAL for those of other devices). tas
+ * creates no dumb buffers.
  */
 
 /**
@@ -472,7 +481,15 @@ struct drm_tas_node_info {
 	 * did not run because of an error.
 	 */
 	__u64 finished_ns;
-	/** @error: [out] 0, or the negative errno the node completed with. */
+	/**
+	 * @error: [out] 0, or the negative errno the node completed with:
+	 * -ETIMEDOUT when it ran longer than &DRM_TAS_PARAM_JOB_TIMEOUT_NS;
+	 * -ECANCELED when it did not run because another member of its gang
+	 * failed; -ECANCELED or -ESRCH when its file was closed before it
+	 * ran (seen through the syncobjs it signals). A node that
+	 * waited for a failed predecessor, or for a syncobj point whose fence
+	 * carries an error, completes with that error instead.
+	 */
 	__s32 error;
 	/** @ring: [out] The ring of the node. */
 	__u32 ring;
@@ -576,24 +593,22 @@ struct drm_tas_template_destroy {
  * .. c:macro:: DRM_IOCTL_TAS_GET_PARAM
  *
  *    Query a parameter of the driver or the virtual device, see
- *    &struct drm_tas_get_param. Allowed on the render node. Fails with
- *    -EINVAL if &drm_tas_get_param.param is unknown or
- *    &drm_tas_get_param.pad is not zero.
+ *    &struct drm_tas_get_param. Allowed on the render node.
+ *    Errors: -EINVAL if &drm_tas_get_param.param is unknown or
+ *    &drm_tas_get_param.pad is not zero; -EFAULT.
  *
  * .. c:macro:: DRM_IOCTL_TAS_BO_CREATE
  *
  *    Create a zeroed shmem buffer object, see &struct drm_tas_bo_create.
- *    -EINVAL for a size of 0 or above the limit, or non-zero flags.
- *    Buffer objects can be exported as dma-bufs with
- *    DRM_IOCTL_PRIME_HANDLE_TO_FD; DRM_IOCTL_PRIME_FD_TO_HANDLE accepts
- *    only dma-bufs that tas exported (-EINVAL for those of other devices).
- *    The primary node creates no dumb buffers (-ENOSYS).
+ *    Errors: -EINVAL for a size of 0 or above the limit, or non-zero
+ *    flags; -ENOMEM; -EFAULT.
  *
  * .. c:macro:: DRM_IOCTL_TAS_BO_MMAP_OFFSET
  *
  *    Get the fake offset to mmap() a buffer object, see
- *    &struct drm_tas_bo_mmap_offset. -ENOENT for an unknown handle,
- *    -EINVAL for non-zero padding.
+ *    &struct drm_tas_bo_mmap_offset. Errors: -ENOENT for an unknown
+ *    handle; -EINVAL for non-zero padding; -ENOMEM when no offset can be
+ *    allocated; -EFAULT.
  *
  * .. c:macro:: DRM_IOCTL_TAS_SUBMIT_GRAPH
  *
@@ -643,45 +658,48 @@ struct drm_tas_template_destroy {
  *    - -EACCES: a node of &DRM_TAS_CLASS_LATENCY without CAP_SYS_NICE
  *      (not checked with &DRM_TAS_SUBMIT_FIFO, which ignores classes).
  *    - -ENOENT: an unknown buffer or syncobj handle.
- *    - -EFAULT: an array that cannot be read.
+ *    - -EFAULT: the argument or an array that cannot be read.
  *    - -ENOMEM: out of memory.
+ *    - -EINTR: a signal ended the wait for a free place.
  *
  * .. c:macro:: DRM_IOCTL_TAS_GRAPH_INFO
  *
  *    Read the per-node timestamps and errors of a graph, see
- *    &struct drm_tas_graph_info. -ENOENT for an unknown graph (a file
- *    keeps its last 64 graphs, running or not), -EINVAL for a count that
- *    differs from the graph's node count, a stride below the size of
+ *    &struct drm_tas_graph_info. Only the known structure is written in
+ *    each element. Errors: -ENOENT for an unknown graph (a file keeps its
+ *    last 64 graphs, running or not); -EINVAL for a count that differs
+ *    from the graph's node count, a stride below the size of
  *    &struct drm_tas_node_info or above &DRM_TAS_PARAM_MAX_STRIDE, or
- *    non-zero flags, -EFAULT for an array that cannot be written. Only
- *    the known structure is written in each element.
+ *    non-zero flags; -EFAULT for an array that cannot be written.
  *
  * .. c:macro:: DRM_IOCTL_TAS_TEMPLATE_CREATE
  *
  *    Validate a graph once and keep it as a template, see
- *    &struct drm_tas_template_create. Fails as
- *    &DRM_IOCTL_TAS_SUBMIT_GRAPH does for its nodes and edges (-EACCES
- *    included), and with -ENOSPC when the file has 64 templates or its
- *    templates would have more than &DRM_TAS_PARAM_MAX_TEMPLATE_NODES
- *    nodes together. Its memory is charged to the caller's memory cgroup,
- *    as for &DRM_IOCTL_TAS_SUBMIT_GRAPH, except for the instances that
- *    are prepared in the background for launches.
+ *    &struct drm_tas_template_create. Its memory is charged to the
+ *    caller's memory cgroup, as for &DRM_IOCTL_TAS_SUBMIT_GRAPH, except
+ *    for the instances that are prepared in the background for launches.
+ *    Errors: those of &DRM_IOCTL_TAS_SUBMIT_GRAPH for its nodes and edges
+ *    (-EINVAL, -E2BIG, -ELOOP, -EDEADLK, -EACCES, -ENOENT, -EFAULT,
+ *    -ENOMEM), and -ENOSPC when the file has 64 templates or its templates
+ *    would have more than &DRM_TAS_PARAM_MAX_TEMPLATE_NODES nodes
+ *    together.
  *
  * .. c:macro:: DRM_IOCTL_TAS_TEMPLATE_LAUNCH
  *
  *    Run a template as a new graph with its own waits and signals, see
  *    &struct drm_tas_template_launch. The work of a launch does not grow
  *    with the number of nodes when the driver has an instance of the
- *    template ready (it prepares the next one in the background). Fails
- *    as &DRM_IOCTL_TAS_SUBMIT_GRAPH does for its waits and signals, and
- *    with -ENOENT for an unknown template; it waits for a free place
- *    among the file's graphs in flight as SUBMIT_GRAPH does.
+ *    template ready (it prepares the next one in the background). It waits
+ *    for a free place among the file's graphs in flight as SUBMIT_GRAPH
+ *    does. Errors: those of &DRM_IOCTL_TAS_SUBMIT_GRAPH for its waits,
+ *    signals and flags (-EINVAL, -E2BIG, -ENOENT, -EFAULT, -ENOMEM,
+ *    -EINTR), and -ENOENT for an unknown template.
  *
  * .. c:macro:: DRM_IOCTL_TAS_TEMPLATE_DESTROY
  *
  *    Destroy a template, see &struct drm_tas_template_destroy. Launches
- *    in flight complete normally. -ENOENT for an unknown template,
- *    -EINVAL for non-zero padding.
+ *    in flight complete normally. Errors: -ENOENT for an unknown
+ *    template; -EINVAL for non-zero padding; -EFAULT.
  */
 
 /* Note: this is an enum so that it can be resolved by Rust bindgen. */
