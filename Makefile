@@ -8,7 +8,7 @@ SHELL := /bin/bash
 PY := $${TAS_CACHE:-$${XDG_CACHE_HOME:-$$HOME/.cache}/tas}/tools/venv/bin/python
 
 .PHONY: all setup series series-check checkpatch rustfmtcheck clippy kernel-doc \
-	bisect kunit kunit-debug qemu-test qemu-kasan qemu-unload check demo bench bench-trace
+	bisect kunit kunit-debug qemu-test qemu-kasan qemu-unload fuzz check demo bench bench-trace
 
 all: check
 
@@ -46,17 +46,33 @@ kunit-debug:
 qemu-test:
 	tools/qemu-test.sh
 
-# The Rust KUnit suites, the kselftests and $(ROUNDS) rounds of module load /
-# tas-stress / unload on x86_64 with KASAN, kmemleak and UBSAN (own build
-# directory, x86-kasan); qemu-test does the same under lockdep.
+# The Rust KUnit suites, the kselftests, $(FUZZ) seconds of random ioctls
+# (tas-fuzz, seed $(SEED)) and $(ROUNDS) rounds of module load / tas-stress /
+# unload on x86_64 with KASAN, kmemleak and UBSAN (own build directory,
+# x86-kasan); qemu-test does the same under lockdep.
 ROUNDS ?= 20
+FUZZ ?= 0
+SEED ?= 1
 qemu-kasan:
 	TAS_KOUT_NAME=x86-kasan TAS_BOOT_TIMEOUT=1200 TAS_KCONFIG_EXTRA=$(CURDIR)/tools/qemu/kasan.config \
-		TAS_UNLOAD_ROUNDS=$(ROUNDS) tools/qemu-test.sh --kunit='rust_*'
+		TAS_UNLOAD_ROUNDS=$(ROUNDS) TAS_FUZZ_SECONDS=$(FUZZ) TAS_FUZZ_SEED=$(SEED) \
+		tools/qemu-test.sh --kunit='rust_*'
 
 # qemu-test with another number of module unload rounds: make qemu-unload ROUNDS=100.
 qemu-unload:
 	TAS_UNLOAD_ROUNDS=$(ROUNDS) tools/qemu-test.sh
+
+# The random-ioctl run (userspace/tas-fuzz) on its own, for longer than the
+# bounded runs in qemu-test and qemu-kasan: make fuzz SECONDS=600 SEED=7.
+# KASAN=1 takes the KASAN + kmemleak kernel instead of the lockdep one.
+FUZZ_SECONDS = $(or $(SECONDS),600)
+fuzz:
+	tools/setup.sh
+	. tools/env.sh && tas_assemble
+	TAS_FUZZ_SECONDS=$(FUZZ_SECONDS) TAS_FUZZ_SEED=$(SEED) TAS_KSELFTESTS=0 \
+		TAS_UNLOAD_ROUNDS=1 TAS_BOOT_TIMEOUT=$$(($(FUZZ_SECONDS) + 1500)) \
+		$(if $(KASAN),TAS_KOUT_NAME=x86-kasan TAS_KCONFIG_EXTRA=$(CURDIR)/tools/qemu/kasan.config) \
+		tools/qemu-test.sh
 
 # Benchmarks of the graph dispatcher in QEMU, writing bench/results.json.
 bench:

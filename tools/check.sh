@@ -55,13 +55,16 @@ step kunit-debug tools/kunit.sh kunit/debug.kunitconfig kunit-debug
 count kunit-debug
 step checkpatch tools/checkpatch.sh
 # The Rust KUnit suites run at boot, under lockdep, before the selftests.
-# Then 20 rounds of module load / tas-stress / unload.
-step qemu-test env TAS_UNLOAD_ROUNDS=20 tools/qemu-test.sh --kunit='rust_*'
+# Then 60 s of random ioctls (userspace/tas-fuzz, seed 1) and 20 rounds of
+# module load / tas-stress / unload.
+step qemu-test env TAS_UNLOAD_ROUNDS=20 TAS_FUZZ_SECONDS=60 TAS_FUZZ_SEED=1 \
+	tools/qemu-test.sh --kunit='rust_*'
 count qemu-test
 # The same on a kernel with KASAN, kmemleak and UBSAN instead of lockdep,
-# with 20 unload rounds (about 4.5 s each under KASAN) and a kmemleak scan.
+# with 45 s of random ioctls (seed 2), 10 unload rounds (about 4.5 s each
+# under KASAN) and a kmemleak scan.
 # (The Makefile's target holds its build directory, fragment and timeout.)
-step qemu-kasan make -s qemu-kasan ROUNDS=20
+step qemu-kasan make -s qemu-kasan ROUNDS=10 FUZZ=45 SEED=2
 count qemu-kasan
 step bisect tools/bisect.sh
 

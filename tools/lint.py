@@ -17,6 +17,10 @@
                warning that the base does not already have
   clippy       a CLIPPY=1 build of the KUnit (UML) tree: no clippy or rustc
                warning in our files
+  errnos       docs/uapi-errors.md, the table tas-fuzz checks every errno
+               against, lists for each tas ioctl exactly the errors that
+               the "Errors:" part of its description in the uAPI header
+               names
 """
 
 import os
@@ -185,9 +189,62 @@ def clippy():
     return 0
 
 
+def header_errors(path):
+    """{ioctl: set of errnos} from the "Errors:" parts of the ioctl DOC."""
+    text = open(path).read()
+    doc = text[text.index("DOC: TAS ioctls"):]
+    doc = doc[:doc.index("*/")]
+    doc = re.sub(r"\n \*( |$)", "\n", doc, flags=re.M)
+    found = {}
+    for name, body in re.findall(r"\.\. c:macro:: (\S+)\n(.*?)(?=\.\. c:macro::|\Z)",
+                                 doc, flags=re.S):
+        if "Errors:" not in body:
+            found[name] = None
+            continue
+        found[name] = set(re.findall(r"-(E[A-Z0-9]+)\b",
+                                     body[body.index("Errors:"):]))
+    return found
+
+
+def table_errors(path):
+    rows = {}
+    for line in open(path):
+        m = re.match(r"\| (DRM_IOCTL_\w+) \| ([A-Z0-9 ]+) \|$", line.strip())
+        if m:
+            rows[m.group(1)] = set(m.group(2).split())
+    return rows
+
+
+def errnos():
+    header = header_errors(os.path.join(ROOT, "include-uapi/tas_drm.h"))
+    table = table_errors(os.path.join(ROOT, "docs/uapi-errors.md"))
+    bad = 0
+    for name, errs in sorted(header.items()):
+        if errs is None:
+            print(f"errnos: {name}: its description has no 'Errors:' list")
+            bad += 1
+        elif name not in table:
+            print(f"errnos: docs/uapi-errors.md has no row for {name}")
+            bad += 1
+        elif errs != table[name]:
+            print(f"errnos: {name}: header {' '.join(sorted(errs))}, "
+                  f"table {' '.join(sorted(table[name]))}")
+            bad += 1
+    for name in sorted(set(table) - set(header)):
+        if name.startswith("DRM_IOCTL_TAS_"):
+            print(f"errnos: {name} is in the table, not in the header")
+            bad += 1
+    if bad:
+        print(f"errnos: FAIL: {bad} differences")
+        return 1
+    print(f"errnos: {len(header)} tas ioctls, the header and "
+          f"docs/uapi-errors.md agree")
+    return 0
+
+
 def main():
     cmds = {"checkpatch": checkpatch, "rustfmt": rustfmt,
-            "kernel-doc": kernel_doc, "clippy": clippy}
+            "kernel-doc": kernel_doc, "clippy": clippy, "errnos": errnos}
     if len(sys.argv) != 2 or sys.argv[1] not in cmds:
         print(f"usage: lint.py {{{','.join(cmds)}}}", file=sys.stderr)
         return 2

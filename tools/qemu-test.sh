@@ -20,6 +20,11 @@
 # non-zero on a failed, skipped or missing test, a hung guest, or a kernel
 # warning, BUG, oops, sanitizer, kmemleak or lockdep report. The console log is
 # kept in $TAS_OUT/x86/qemu-test.log ($TAS_KOUT_NAME instead of x86 if set).
+#
+# Environment: TAS_UNLOAD_ROUNDS (default 20); TAS_FUZZ_SECONDS (default 0)
+# runs userspace/tas-fuzz for that long after the kselftests, with seed
+# TAS_FUZZ_SEED (default 1), as one more test; TAS_KSELFTESTS=0 skips the
+# kselftests (make fuzz).
 
 set -eu
 
@@ -45,22 +50,30 @@ if [ "$build" -eq 1 ]; then
 	tas_build_kernel
 	tas_build_kselftests $TARGETS
 	tas_build_user tas-stress
+	tas_build_user tas-fuzz
 fi
 [ -f "$TAS_BZIMAGE" ] || tas_die "no kernel in $TAS_BZIMAGE: run without --no-build"
 ksft=$TAS_KOUT/kselftest_install
 [ -x "$ksft/run_kselftest.sh" ] || tas_die "no kselftests in $ksft: run without --no-build"
 
 [ -x "$TAS_KOUT/userspace/tas-stress" ] || tas_die "no tas-stress: run without --no-build"
+[ -x "$TAS_KOUT/userspace/tas-fuzz" ] || tas_die "no tas-fuzz: run without --no-build"
 unload_rounds=${TAS_UNLOAD_ROUNDS:-20}
+fuzz_seconds=${TAS_FUZZ_SECONDS:-0}
+fuzz_seed=${TAS_FUZZ_SEED:-1}
+kselftests=${TAS_KSELFTESTS:-1}
 tas_initramfs kselftest "$TAS_QEMU_DIR/init-kselftest" \
 	"$TAS_QEMU_DIR/guest.sh:etc/tas/guest.sh" "$ksft:kselftest" \
-	"$TAS_KOUT/userspace/tas-stress:bin/tas-stress"
+	"$TAS_ROOT/docs/uapi-errors.md:etc/tas/uapi-errors.md" \
+	"$TAS_KOUT/userspace/tas-stress:bin/tas-stress" \
+	"$TAS_KOUT/userspace/tas-fuzz:bin/tas-fuzz"
 
 
 append="kunit.enable=0"
 [ -z "$kunit" ] || append="kunit.filter_glob=$kunit"
 # Unknown key=value words of the command line end up in init's environment.
-append="$append TAS_UNLOAD_ROUNDS=$unload_rounds"
+append="$append TAS_UNLOAD_ROUNDS=$unload_rounds TAS_KSELFTESTS=$kselftests"
+append="$append TAS_FUZZ_SECONDS=$fuzz_seconds TAS_FUZZ_SEED=$fuzz_seed"
 log=$TAS_KOUT/qemu-test.log
 rc=0
 tas_boot "$log" "$append" || rc=$?
@@ -83,12 +96,24 @@ if [ -n "$kunit" ]; then
 	[ "$kfail" -eq 0 ] && [ "$kpass" -gt 0 ] || bad=1
 fi
 
-tas_tap_totals "$log" TAS-KSELFTEST-START TAS-KSELFTEST-END
-failed=$((TAS_FAIL + TAS_SKIP + TAS_MISSING))
-[ "$TAS_SKIP" -eq 0 ] || tas_log "$TAS_SKIP skipped tests count as failed: the kernel is configured for them"
-[ "$TAS_MISSING" -eq 0 ] || tas_log "$TAS_MISSING tests did not report a result"
-[ "$failed" -eq 0 ] && [ "$TAS_PASS" -gt 0 ] || bad=1
-passed=$TAS_PASS
+passed=0 failed=0
+if [ "$kselftests" -eq 1 ]; then
+	tas_tap_totals "$log" TAS-KSELFTEST-START TAS-KSELFTEST-END
+	failed=$((TAS_FAIL + TAS_SKIP + TAS_MISSING))
+	[ "$TAS_SKIP" -eq 0 ] || tas_log "$TAS_SKIP skipped tests count as failed: the kernel is configured for them"
+	[ "$TAS_MISSING" -eq 0 ] || tas_log "$TAS_MISSING tests did not report a result"
+	[ "$failed" -eq 0 ] && [ "$TAS_PASS" -gt 0 ] || bad=1
+	passed=$TAS_PASS
+fi
+
+if [ "$fuzz_seconds" -gt 0 ]; then
+	sed -n '/^TAS-FUZZ-START$/,/^TAS-FUZZ-END$/p' "$log" | grep -E '^(not )?ok |^tas-fuzz'
+	tas_tap_totals "$log" TAS-FUZZ-START TAS-FUZZ-END >/dev/null
+	tas_log "tas-fuzz, seed $fuzz_seed, $fuzz_seconds s: $([ "$TAS_PASS" -eq 1 ] && echo ok || echo FAILED)"
+	failed=$((failed + TAS_FAIL + TAS_SKIP + TAS_MISSING))
+	[ "$TAS_PASS" -eq 1 ] || bad=1
+	passed=$((passed + TAS_PASS))
+fi
 
 if grep -q '^CONFIG_DRM_TAS=m' "$TAS_KOUT/.config" && [ "$unload_rounds" -gt 0 ]; then
 	sed -n '/^TAS-UNLOAD-START$/,/^TAS-UNLOAD-END$/p' "$log" | grep -E '^(not )?ok |^tas-stress'

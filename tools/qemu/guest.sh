@@ -66,6 +66,18 @@ tas_unload_rounds() {
 	done
 }
 
+# tas_fuzz SECONDS SEED: userspace/tas-fuzz for SECONDS with SEED, as one
+# TAP test. The errno table is docs/uapi-errors.md of the project.
+tas_fuzz() {
+	echo "1..1"
+	if /bin/tas-fuzz -t "$1" -s "$2" -e /etc/tas/uapi-errors.md; then
+		echo "ok 1 tas-fuzz seed $2, $1 s"
+	else
+		echo "not ok 1 tas-fuzz seed $2, $1 s"
+		return 1
+	fi
+}
+
 # Where the kernel has kmemleak: scan for leaks (those of the KUnit suites run
 # at boot included) and print what it found between TAS-KMEMLEAK-START and
 # TAS-KMEMLEAK-END. An object is reported only once it is a few seconds old
