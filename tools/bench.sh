@@ -11,6 +11,11 @@
 # events compiled in but disabled (UML, base vs series, alternating boots) and
 # its result becomes trace_disabled_overhead_pct.
 #
+# After the benchmarks the guest runs the concurrent clients soak
+# (userspace/tas-fuzz -S: 8 processes x $TAS_SOAK_GRAPHS graphs, default
+# 10000, waiting for each other's syncobjs and killed at random); its counts
+# go to the "soak" entry of bench/results.json, and any violation fails.
+#
 # Usage: tools/bench.sh [--no-build] [--with-trace]
 
 set -eu
@@ -18,6 +23,8 @@ set -eu
 # A kernel of its own, without the debugging options of the test kernel.
 TAS_KOUT_NAME=x86-bench
 TAS_KCONFIG_EXTRA=$(realpath "$(dirname "$0")")/qemu/bench.config
+# The benchmarks take about 3 minutes, the soak a few more.
+: "${TAS_BOOT_TIMEOUT:=1800}"
 # shellcheck source=tools/qemu/lib.sh
 . "$(dirname "$0")/qemu/lib.sh"
 
@@ -36,24 +43,32 @@ if [ "$build" -eq 1 ]; then
 fi
 [ -f "$TAS_BZIMAGE" ] || tas_die "no kernel in $TAS_BZIMAGE: run without --no-build"
 tas_build_user tas-bench
+tas_build_user tas-fuzz
 
 tas_initramfs bench "$TAS_QEMU_DIR/init-bench" \
 	"$TAS_QEMU_DIR/guest.sh:etc/tas/guest.sh" \
-	"$TAS_KOUT/userspace/tas-bench:bin/tas-bench"
+	"$TAS_ROOT/docs/uapi-errors.md:etc/tas/uapi-errors.md" \
+	"$TAS_KOUT/userspace/tas-bench:bin/tas-bench" \
+	"$TAS_KOUT/userspace/tas-fuzz:bin/tas-fuzz"
 
 log=$TAS_KOUT/bench.log
 rc=0
-tas_boot "$log" "tas.num_rings=8 kunit.enable=0" || rc=$?
+tas_boot "$log" "tas.num_rings=8 kunit.enable=0 TAS_SOAK_GRAPHS=${TAS_SOAK_GRAPHS:-10000}" || rc=$?
 
 sed -n '/^TAS-BENCH-START$/,/^TAS-BENCH-END$/p' "$log" | sed '1d;$d' | grep -v '^TAS-BENCH-JSON'
+sed -n '/^TAS-SOAK-START$/,/^TAS-SOAK-END$/p' "$log" | grep -E '^tas-fuzz'
 json=$(sed -n 's/^TAS-BENCH-JSON //p' "$log" | tail -n 1)
+soak=$(sed -n '/^TAS-SOAK-START$/,/^TAS-SOAK-END$/s/^TAS-FUZZ-JSON //p' "$log" | tail -n 1)
 bad=0
-if [ -n "$json" ]; then
+if [ -n "$json" ] && [ -n "$soak" ]; then
 	mkdir -p "$TAS_ROOT/bench"
-	printf '%s\n' "$json" | python3 -m json.tool >"$TAS_ROOT/bench/results.json"
+	python3 -c 'import json, sys
+res = json.loads(sys.argv[1])
+res["soak"] = json.loads(sys.argv[2])
+print(json.dumps(res, indent=4))' "$json" "$soak" >"$TAS_ROOT/bench/results.json"
 	tas_log "wrote bench/results.json"
 else
-	tas_log "no results in $log"
+	tas_log "no results (or no soak results) in $log"
 	bad=1
 fi
 if [ "$rc" -ne 0 ] || ! grep -q '^TAS-GUEST-DONE rc=0' "$log"; then
