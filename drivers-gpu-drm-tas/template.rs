@@ -18,6 +18,7 @@ use kernel::{
         graph::Plan,
         Entity, //
     },
+    memcg::MemCgroup,
     new_mutex, new_work,
     prelude::*,
     sync::{
@@ -67,6 +68,9 @@ pub(crate) struct Template {
     rings: KVec<Arc<Ring>>,
     entities: KVec<Arc<Entity<NodeJob>>>,
     disp: Arc<Dispatcher>,
+    /// The memory cgroup of the task that created the template, charged for the instances that
+    /// the work item prepares.
+    memcg: Option<MemCgroup>,
     #[pin]
     pool: Mutex<KVec<(Instance, GraphRecord)>>,
     #[pin]
@@ -82,7 +86,12 @@ impl WorkItem for Template {
 
     fn run(this: Arc<Template>) {
         while this.pool.lock().len() < POOL {
-            let Ok(inst) = this.build() else {
+            let inst = match &this.memcg {
+                Some(memcg) => memcg.charge(|| this.build()),
+                None => this.build(),
+            };
+            // Out of memory (or of the creator's cgroup's room): a launch builds its own.
+            let Ok(inst) = inst else {
                 return;
             };
             let mut pool = this.pool.lock();
@@ -126,6 +135,7 @@ impl Template {
                 rings: ring_list,
                 entities: entity_list,
                 disp: disp.clone(),
+                memcg: MemCgroup::current(),
                 pool <- new_mutex!(KVec::with_capacity(POOL, client_gfp())?),
                 work <- new_work!("tas::Template::work"),
             }? Error),

@@ -676,8 +676,9 @@ struct drm_tas_template_destroy {
  *
  *    Validate a graph once and keep it as a template, see
  *    &struct drm_tas_template_create. Its memory is charged to the
- *    caller's memory cgroup, as for &DRM_IOCTL_TAS_SUBMIT_GRAPH, except
- *    for the instances that are prepared in the background for launches.
+ *    caller's memory cgroup, as for &DRM_IOCTL_TAS_SUBMIT_GRAPH, and so are
+ *    the instances that are prepared in the background for launches (when
+ *    the cgroup has no room for them, a launch prepares its own).
  *    Errors: those of &DRM_IOCTL_TAS_SUBMIT_GRAPH for its nodes and edges
  *    (-EINVAL, -E2BIG, -ELOOP, -EDEADLK, -EACCES, -ENOENT, -EFAULT,
  *    -ENOMEM), and -ENOSPC when the file has 64 templates or its templates

@@ -4382,6 +4382,38 @@ static int tas_read_cgroup(const char *dir, const char *file,
 }
 
 /*
+ * Mounts cgroup v2 with the memory controller and moves the process into a
+ * new cgroup, whose path it writes to @dir. Returns 0, 1 when the kernel has
+ * no cgroup2 or no memory controller, or -errno.
+ */
+static int tas_memcg_enter(char *dir, size_t len)
+{
+	char ctrl[256];
+	int fd;
+
+	if (mount("none", TAS_CGROUP_ROOT, "cgroup2", 0, NULL) &&
+	    errno != EBUSY)
+		return errno == ENODEV || errno == ENOENT ? 1 : -errno;
+	fd = open(TAS_CGROUP_ROOT "/cgroup.controllers", O_RDONLY);
+	if (fd < 0)
+		return -errno;
+	memset(ctrl, 0, sizeof(ctrl));
+	if (read(fd, ctrl, sizeof(ctrl) - 1) <= 0) {
+		close(fd);
+		return -EIO;
+	}
+	close(fd);
+	if (!strstr(ctrl, "memory"))
+		return 1;
+	if (tas_write_file(TAS_CGROUP_ROOT "/cgroup.subtree_control", "+memory"))
+		return -EIO;
+	snprintf(dir, len, TAS_CGROUP_ROOT "/tas_test.%d", getpid());
+	if (mkdir(dir, 0755) && errno != EEXIST)
+		return -errno;
+	return tas_write_u64(dir, "cgroup.procs", getpid());
+}
+
+/*
  * What a submission allocates is charged to the submitter's memory cgroup:
  * in a cgroup whose memory.max leaves a few MiB, the largest graph fails
  * with -ENOMEM, the memcg OOM killer is not invoked (memory.events) and
@@ -4390,27 +4422,11 @@ static int tas_read_cgroup(const char *dir, const char *file,
  */
 TEST_F_TIMEOUT(tas, memcg_limit_fails_submission_quietly, 120)
 {
-	char dir[64], ctrl[256];
 	__u64 max_nodes = 0, current = 0, events_max = 0, oom = 1, kills = 1;
 	struct drm_tas_node *nodes;
+	char dir[64];
 	__u32 i;
-	int fd;
-
-	if (mount("none", TAS_CGROUP_ROOT, "cgroup2", 0, NULL) &&
-	    errno != EBUSY) {
-		if (errno == ENODEV || errno == ENOENT)
-			SKIP(return, "no cgroup2 (CONFIG_CGROUPS not enabled?)");
-		ASSERT_EQ(0, -errno);
-	}
-	fd = open(TAS_CGROUP_ROOT "/cgroup.controllers", O_RDONLY);
-	ASSERT_LE(0, fd);
-	memset(ctrl, 0, sizeof(ctrl));
-	ASSERT_LT(0, read(fd, ctrl, sizeof(ctrl) - 1));
-	close(fd);
-	if (!strstr(ctrl, "memory"))
-		SKIP(return, "no memory controller (CONFIG_MEMCG not enabled?)");
-	ASSERT_EQ(0, tas_write_file(TAS_CGROUP_ROOT "/cgroup.subtree_control",
-				    "+memory"));
+	int ret;
 
 	ASSERT_EQ(0, tas_get_param(self->fd, DRM_TAS_PARAM_MAX_NODES, 0,
 				   &max_nodes));
@@ -4420,9 +4436,10 @@ TEST_F_TIMEOUT(tas, memcg_limit_fails_submission_quietly, 120)
 	for (i = 0; i < max_nodes; i++)
 		tas_node_init(&nodes[i], i % self->num_rings, DRM_TAS_OP_NOP, 0);
 
-	snprintf(dir, sizeof(dir), TAS_CGROUP_ROOT "/tas_test.%d", getpid());
-	ASSERT_EQ(0, mkdir(dir, 0755));
-	ASSERT_EQ(0, tas_write_u64(dir, "cgroup.procs", getpid()));
+	ret = tas_memcg_enter(dir, sizeof(dir));
+	if (ret == 1)
+		SKIP(return, "no cgroup2 memory controller (CONFIG_MEMCG not enabled?)");
+	ASSERT_EQ(0, ret);
 	ASSERT_EQ(0, tas_read_cgroup(dir, "memory.current", NULL, &current));
 	ASSERT_EQ(0, tas_write_u64(dir, "memory.max",
 				   current + TAS_CGROUP_MARGIN));
@@ -4442,6 +4459,68 @@ TEST_F_TIMEOUT(tas, memcg_limit_fails_submission_quietly, 120)
 	EXPECT_EQ(0, tas_run_nop(self->fd));
 	EXPECT_EQ(0, tas_submit(self->fd, nodes, 64, NULL, 0, NULL, 0, NULL, 0,
 				NULL));
+
+	ASSERT_EQ(0, tas_write_u64(TAS_CGROUP_ROOT, "cgroup.procs", getpid()));
+	free(nodes);
+}
+
+/* Reads memory.current until it has not changed for 500 ms (at most 20 s). */
+static __u64 tas_memcg_settled(const char *dir)
+{
+	__u64 last = 0, now = 0;
+	int i, same = 0;
+
+	for (i = 0; i < 400 && same < 10; i++) {
+		usleep(50000);
+		if (tas_read_cgroup(dir, "memory.current", NULL, &now))
+			return 0;
+		same = now == last ? same + 1 : 0;
+		last = now;
+	}
+	return now;
+}
+
+/*
+ * The instances of a template that the driver prepares in a work item, for
+ * launches to come, are charged to the memory cgroup of the template's
+ * creator, like the template itself: a template of the largest graph adds
+ * its nodes (112 bytes each, and the checked operations and plan) plus two
+ * prepared instances (the jobs, fences and per-node state, about 1 KiB per
+ * node) to the cgroup's memory.current, and gives them back when it is
+ * destroyed. Uncharged instances would leave a growth of a few hundred bytes
+ * per node.
+ */
+TEST_F_TIMEOUT(tas, memcg_charges_template_instances, 120)
+{
+	__u64 max_nodes = 0, before, with, after;
+	struct drm_tas_node *nodes;
+	__u32 i, handle = 0;
+	char dir[64];
+	int ret;
+
+	ASSERT_EQ(0, tas_get_param(self->fd, DRM_TAS_PARAM_MAX_NODES, 0,
+				   &max_nodes));
+	nodes = calloc(max_nodes, sizeof(*nodes));
+	ASSERT_NE(NULL, nodes);
+	for (i = 0; i < max_nodes; i++)
+		tas_node_init(&nodes[i], i % self->num_rings, DRM_TAS_OP_NOP, 0);
+
+	ret = tas_memcg_enter(dir, sizeof(dir));
+	if (ret == 1)
+		SKIP(return, "no cgroup2 memory controller (CONFIG_MEMCG not enabled?)");
+	ASSERT_EQ(0, ret);
+	before = tas_memcg_settled(dir);
+	ASSERT_LT(0ULL, before);
+	ASSERT_EQ(0, tas_template_create(self->fd, nodes, max_nodes, NULL, 0,
+					 &handle));
+	with = tas_memcg_settled(dir);
+	ASSERT_EQ(0, tas_template_destroy(self->fd, handle));
+	after = tas_memcg_settled(dir);
+	TH_LOG("memory.current: %llu before, %llu with the template, %llu after",
+	       (unsigned long long)before, (unsigned long long)with,
+	       (unsigned long long)after);
+	EXPECT_LE(before + max_nodes * 1024, with);
+	EXPECT_GT(before + max_nodes * 128, after);
 
 	ASSERT_EQ(0, tas_write_u64(TAS_CGROUP_ROOT, "cgroup.procs", getpid()));
 	free(nodes);
