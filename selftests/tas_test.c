@@ -324,6 +324,17 @@ static void tas_node_init(struct drm_tas_node *node, __u32 ring, __u32 op,
 	node->duration_ns = duration_ns;
 }
 
+/* @n NOP nodes of no duration spread over @rings rings, for free(). */
+static struct drm_tas_node *tas_nop_nodes(__u32 n, __u32 rings)
+{
+	struct drm_tas_node *nodes = calloc(n, sizeof(*nodes));
+	__u32 i;
+
+	for (i = 0; nodes && i < n; i++)
+		tas_node_init(&nodes[i], i % rings, DRM_TAS_OP_NOP, 0);
+	return nodes;
+}
+
 static void tas_buf_init(struct drm_tas_buf *buf, __u32 handle, __u64 offset,
 			 __u64 size)
 {
@@ -4229,10 +4240,8 @@ TEST_F_TIMEOUT(tas, submit_waits_for_node_budget, 300)
 	ASSERT_LE(0, timeline);
 	ASSERT_EQ(0, tas_syncobj_create(self->fd, 0, &out));
 
-	nodes = calloc(max_nodes, sizeof(*nodes));
+	nodes = tas_nop_nodes(max_nodes, self->num_rings);
 	ASSERT_NE(NULL, nodes);
-	for (i = 0; i < max_nodes; i++)
-		tas_node_init(&nodes[i], i % self->num_rings, DRM_TAS_OP_NOP, 0);
 	tas_sync_init(&wait, in, DRM_TAS_NODE_GRAPH, 0);
 	tas_sync_init(&signal, out, DRM_TAS_NODE_GRAPH, 0);
 	/* Half of them with the stock dispatch, which counts too. */
@@ -4293,10 +4302,8 @@ TEST_F_TIMEOUT(tas, template_node_limit, 300)
 	count = limit / max_nodes;
 	ASSERT_LT(count, ARRAY_SIZE(handles));
 
-	nodes = calloc(max_nodes, sizeof(*nodes));
+	nodes = tas_nop_nodes(max_nodes, self->num_rings);
 	ASSERT_NE(NULL, nodes);
-	for (i = 0; i < max_nodes; i++)
-		tas_node_init(&nodes[i], i % self->num_rings, DRM_TAS_OP_NOP, 0);
 	for (i = 0; i < count; i++)
 		ASSERT_EQ(0, tas_template_create(self->fd, nodes, max_nodes,
 						 NULL, 0, &handles[i]))
@@ -4425,16 +4432,13 @@ TEST_F_TIMEOUT(tas, memcg_limit_fails_submission_quietly, 120)
 	__u64 max_nodes = 0, current = 0, events_max = 0, oom = 1, kills = 1;
 	struct drm_tas_node *nodes;
 	char dir[64];
-	__u32 i;
 	int ret;
 
 	ASSERT_EQ(0, tas_get_param(self->fd, DRM_TAS_PARAM_MAX_NODES, 0,
 				   &max_nodes));
 	/* The process's own memory, before it enters the cgroup. */
-	nodes = calloc(max_nodes, sizeof(*nodes));
+	nodes = tas_nop_nodes(max_nodes, self->num_rings);
 	ASSERT_NE(NULL, nodes);
-	for (i = 0; i < max_nodes; i++)
-		tas_node_init(&nodes[i], i % self->num_rings, DRM_TAS_OP_NOP, 0);
 
 	ret = tas_memcg_enter(dir, sizeof(dir));
 	if (ret == 1)
@@ -4494,16 +4498,14 @@ TEST_F_TIMEOUT(tas, memcg_charges_template_instances, 120)
 {
 	__u64 max_nodes = 0, before, with, after;
 	struct drm_tas_node *nodes;
-	__u32 i, handle = 0;
+	__u32 handle = 0;
 	char dir[64];
 	int ret;
 
 	ASSERT_EQ(0, tas_get_param(self->fd, DRM_TAS_PARAM_MAX_NODES, 0,
 				   &max_nodes));
-	nodes = calloc(max_nodes, sizeof(*nodes));
+	nodes = tas_nop_nodes(max_nodes, self->num_rings);
 	ASSERT_NE(NULL, nodes);
-	for (i = 0; i < max_nodes; i++)
-		tas_node_init(&nodes[i], i % self->num_rings, DRM_TAS_OP_NOP, 0);
 
 	ret = tas_memcg_enter(dir, sizeof(dir));
 	if (ret == 1)
