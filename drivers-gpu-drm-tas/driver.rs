@@ -57,6 +57,10 @@ pub(crate) const MAX_RING_DEPTH: u32 = 64;
 /// Number of graphs whose results a file keeps for `GRAPH_INFO`.
 pub(crate) const GRAPH_HISTORY: usize = 64;
 
+/// Largest number of nodes of the graphs whose results a file keeps for `GRAPH_INFO` (older
+/// graphs are forgotten first).
+pub(crate) const GRAPH_HISTORY_NODES: usize = 65536;
+
 /// Largest number of nodes of one file's graphs in flight (submitted or launched, not
 /// completed); a submission that would exceed it waits.
 pub(crate) const MAX_NODES_IN_FLIGHT: u64 = 65536;

@@ -47,6 +47,7 @@ use crate::{
         TasDevice,
         TasDriver,
         GRAPH_HISTORY,
+        GRAPH_HISTORY_NODES,
         MAX_BO_SIZE,
         MAX_DURATION_NS,
         MAX_EDGES,
@@ -84,10 +85,13 @@ const OPS_MASK: u64 = (1 << uapi::drm_tas_op_DRM_TAS_OP_NOP)
     | (1 << uapi::drm_tas_op_DRM_TAS_OP_ADD)
     | (1 << uapi::drm_tas_op_DRM_TAS_OP_MATMUL);
 
-/// The graphs a file submitted, the last [`GRAPH_HISTORY`] of them.
+/// The graphs a file submitted: the last [`GRAPH_HISTORY`] of them, of those only the latest
+/// with at most [`GRAPH_HISTORY_NODES`] nodes together.
 struct Graphs {
     next_id: u64,
     list: KVec<(u64, Arc<GraphRecord>)>,
+    /// The nodes of the graphs in `list`.
+    nodes: usize,
 }
 
 /// Room for the record of a graph, allocated before its submission can have any effect.
@@ -103,10 +107,18 @@ impl Graphs {
     /// runs after the point of no return of a submission.
     fn add(&mut self, room: RecordRoom, record: GraphRecord) -> u64 {
         let id = self.next_id;
-        if self.list.len() == GRAPH_HISTORY {
-            // Makes room in the list, whose capacity is `GRAPH_HISTORY`.
-            drop(self.list.remove(0));
+        let nodes = record.nodes.len();
+        // Makes room in the list, whose capacity is `GRAPH_HISTORY`, and keeps the records (which
+        // hold their nodes' state, about 1 KiB each) within `GRAPH_HISTORY_NODES`.
+        while self.list.len() == GRAPH_HISTORY
+            || (!self.list.is_empty() && self.nodes + nodes > GRAPH_HISTORY_NODES)
+        {
+            let Ok((_, old)) = self.list.remove(0) else {
+                break;
+            };
+            self.nodes = self.nodes.saturating_sub(old.nodes.len());
         }
+        self.nodes += nodes;
         // Cannot fail, see above; if it did, only the record would be lost (`GRAPH_INFO` then
         // says `ENOENT`), not the graph.
         let _ = self
@@ -248,7 +260,11 @@ impl drm::file::DriverFile for File {
                 entities,
                 fifo_entities,
                 graph_entity,
-                graphs <- new_mutex!(Graphs { next_id: 1, list }),
+                graphs <- new_mutex!(Graphs {
+                    next_id: 1,
+                    list,
+                    nodes: 0,
+                }),
                 templates <- new_mutex!(Templates {
                     next_handle: 1,
                     list: KVec::with_capacity(MAX_TEMPLATES, GFP_KERNEL)?,

@@ -634,8 +634,8 @@ struct drm_tas_template_destroy {
  *    keeps its place meanwhile.
  *
  *    The kernel memory a submission takes (about 1 KiB per node while it
- *    is in flight, and the last 64 graphs' results) is charged to the
- *    caller's memory cgroup. A submission that does not fit fails with
+ *    is in flight or its results can be read with GRAPH_INFO) is charged
+ *    to the caller's memory cgroup. A submission that does not fit fails with
  *    -ENOMEM without invoking the OOM killer; later ones that fit work.
  *    Errors:
  *
@@ -666,8 +666,9 @@ struct drm_tas_template_destroy {
  *
  *    Read the per-node timestamps and errors of a graph, see
  *    &struct drm_tas_graph_info. Only the known structure is written in
- *    each element. Errors: -ENOENT for an unknown graph (a file keeps its
- *    last 64 graphs, running or not); -EINVAL for a count that differs
+ *    each element. Errors: -ENOENT for an unknown graph (a file keeps the
+ *    results of its last 64 graphs, running or not, and of those only the
+ *    latest ones with at most 65536 nodes together); -EINVAL for a count that differs
  *    from the graph's node count, a stride below the size of
  *    &struct drm_tas_node_info or above &DRM_TAS_PARAM_MAX_STRIDE, or
  *    non-zero flags; -EFAULT for an array that cannot be written.

@@ -2760,6 +2760,49 @@ TEST_F(tas, graph_info_keeps_last_64)
 }
 
 /*
+ * The results a file keeps hold their nodes' state (about 1 KiB each), so
+ * besides the last 64 graphs they are bounded to 65536 nodes together: of
+ * five graphs of 16384 nodes the first is forgotten, the others are kept.
+ */
+#define TAS_KEPT_NODES		65536
+
+TEST_F_TIMEOUT(tas, graph_info_keeps_at_most_65536_nodes, 120)
+{
+	__u64 max_nodes = 0, ids[TAS_KEPT_NODES / 16384 + 1];
+	struct drm_tas_node_info *info;
+	struct drm_tas_node *nodes;
+	struct drm_tas_sync signal;
+	__u32 syncobj, done;
+	unsigned int i;
+
+	ASSERT_EQ(0, tas_get_param(self->fd, DRM_TAS_PARAM_MAX_NODES, 0,
+				   &max_nodes));
+	ASSERT_EQ(16384ULL, max_nodes);
+	nodes = tas_nop_nodes(max_nodes, self->num_rings);
+	ASSERT_NE(NULL, nodes);
+	info = calloc(max_nodes, sizeof(*info));
+	ASSERT_NE(NULL, info);
+	ASSERT_EQ(0, tas_syncobj_create(self->fd, 0, &syncobj));
+	tas_sync_init(&signal, syncobj, DRM_TAS_NODE_GRAPH, 0);
+
+	for (i = 0; i < ARRAY_SIZE(ids); i++) {
+		ASSERT_EQ(0, tas_submit(self->fd, nodes, max_nodes, NULL, 0,
+					NULL, 0, &signal, 1, &ids[i]));
+		ASSERT_EQ(0, tas_syncobj_wait_graph(self->fd, syncobj));
+	}
+	EXPECT_EQ(-ENOENT, tas_graph_info(self->fd, ids[0], info, max_nodes,
+					  &done));
+	for (i = 1; i < ARRAY_SIZE(ids); i++)
+		EXPECT_EQ(0, tas_graph_info(self->fd, ids[i], info, max_nodes,
+					    &done))
+			TH_LOG("graph %u", i);
+
+	tas_syncobj_destroy(self->fd, syncobj);
+	free(info);
+	free(nodes);
+}
+
+/*
  * C = A x B with tiles: A is split into TAS_MM_BLOCKS x TAS_MM_BLOCKS tiles,
  * stored tile after tile so that each is a contiguous matrix; B into row
  * blocks, contiguous in row-major order. The MATMUL of tile (i, k) of A by

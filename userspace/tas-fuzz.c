@@ -57,6 +57,8 @@
 #define FUZZ_BOS		8
 #define FUZZ_TEMPLATES		6
 #define FUZZ_GRAPHS		16
+/* Graphs a thread has in flight, about (see accepted()). */
+#define FUZZ_IN_FLIGHT		64
 /* The arenas the uAPI arrays are built in, each followed by a guard page. */
 #define FUZZ_NODE_ARENA		(2u << 20)
 #define FUZZ_EDGE_ARENA		(1u << 20)
@@ -710,6 +712,14 @@ static void accepted(struct fuzz_thread *t, const struct drm_tas_sync *sig, cons
 	i = f->ngraph < FUZZ_GRAPHS ? f->ngraph++ : rnd_below(t, FUZZ_GRAPHS);
 	f->graph[i] = graph_id;
 	f->graph_nodes[i] = nodes;
+	/*
+	 * Pace as a client would: at most about FUZZ_IN_FLIGHT graphs of the
+	 * thread in flight. Every file may hold 65536 nodes in flight, and the
+	 * threads' files together would otherwise fill the guest's memory
+	 * faster than the rings drain it.
+	 */
+	if (t->point % 16 == 0 && t->point > FUZZ_IN_FLIGHT)
+		tas_wait_syncobj(f->fd, f->track, t->point - FUZZ_IN_FLIGHT, 60);
 }
 
 static void do_submit(struct fuzz_thread *t, bool tpl_create)
@@ -754,8 +764,18 @@ static void do_submit(struct fuzz_thread *t, bool tpl_create)
 	if (tpl_create) {
 		if (!xioctl(t, IOC_TEMPLATE_CREATE, &c)) {
 			struct fuzz_file *f = t->cur;
+			struct drm_tas_template_destroy d = { 0 };
 
-			i = f->ntpl < FUZZ_TEMPLATES ? f->ntpl++ : rnd_below(t, FUZZ_TEMPLATES);
+			if (f->ntpl < FUZZ_TEMPLATES) {
+				i = f->ntpl++;
+			} else {
+				/* The one it replaces goes, launched or not. */
+				i = rnd_below(t, FUZZ_TEMPLATES);
+				d.handle = f->tpl[i];
+				if (!xioctl(t, IOC_TEMPLATE_DESTROY, &d))
+					atomic_fetch_add_explicit(&sh->templates_destroyed, 1,
+								  memory_order_relaxed);
+			}
 			f->tpl[i] = c.handle;
 			f->tpl_nodes[i] = n;
 		}
@@ -1625,6 +1645,34 @@ static int read_table(const char *path)
 	return missing ? -1 : 0;
 }
 
+/* Prints the guest's memory figures, to see whether a long run accumulates. */
+static void meminfo(__u64 start)
+{
+	char line[128], out[512] = "";
+	FILE *f = fopen("/proc/meminfo", "r");
+	unsigned long calls = 0;
+	int i;
+
+	if (!f)
+		return;
+	for (i = 0; i < IOC_COUNT; i++)
+		calls += atomic_load(&sh->calls[i]);
+	while (fgets(line, sizeof(line), f)) {
+		char key[64];
+		unsigned long kb;
+
+		if (sscanf(line, "%63[^:]: %lu", key, &kb) != 2)
+			continue;
+		if (!strcmp(key, "MemAvailable") || !strcmp(key, "Slab") ||
+		    !strcmp(key, "VmallocUsed") || !strcmp(key, "Shmem"))
+			snprintf(out + strlen(out), sizeof(out) - strlen(out), " %s %lu MiB",
+				 key, kb >> 10);
+	}
+	fclose(f);
+	printf("tas-fuzz: at %.0f s, %lu ioctls:%s\n", (now_ns() - start) / 1e9, calls, out);
+	fflush(stdout);
+}
+
 static __u64 param(int fd, __u32 p)
 {
 	struct drm_tas_get_param gp = { .param = p };
@@ -1638,7 +1686,7 @@ int main(int argc, char **argv)
 	pid_t pids[FUZZ_MAX_PROCS];
 	unsigned int gens[FUZZ_MAX_PROCS], seconds = 30, i, crashed = 0, killed = 0;
 	unsigned long total = 0, ok = 0, unfinished = 0;
-	__u64 start, deadline, rng;
+	__u64 start, deadline, rng, next_report;
 	char path[512];
 	int opt, status, bad;
 
@@ -1723,6 +1771,7 @@ int main(int argc, char **argv)
 
 	start = now_ns();
 	deadline = start + seconds * 1000000000ULL;
+	next_report = start + 60000000000ULL;
 	rng = mix(seed, 0xf022);
 	for (i = 0; i < nprocs; i++) {
 		gens[i] = 0;
@@ -1741,6 +1790,10 @@ int main(int argc, char **argv)
 		usleep(500000 + rnd_next(&rng) % 1000000);
 		if (now_ns() >= deadline)
 			break;
+		if (now_ns() >= next_report) {
+			meminfo(start);
+			next_report += 60000000000ULL;
+		}
 		if (soak_graphs) {
 			for (i = 0; i < nprocs; i++)
 				if (atomic_load(&sh->soak_done[i]) < soak_graphs)
