@@ -2760,49 +2760,6 @@ TEST_F(tas, graph_info_keeps_last_64)
 }
 
 /*
- * The results a file keeps hold their nodes' state (about 1 KiB each), so
- * besides the last 64 graphs they are bounded to 65536 nodes together: of
- * five graphs of 16384 nodes the first is forgotten, the others are kept.
- */
-#define TAS_KEPT_NODES		65536
-
-TEST_F_TIMEOUT(tas, graph_info_keeps_at_most_65536_nodes, 120)
-{
-	__u64 max_nodes = 0, ids[TAS_KEPT_NODES / 16384 + 1];
-	struct drm_tas_node_info *info;
-	struct drm_tas_node *nodes;
-	struct drm_tas_sync signal;
-	__u32 syncobj, done;
-	unsigned int i;
-
-	ASSERT_EQ(0, tas_get_param(self->fd, DRM_TAS_PARAM_MAX_NODES, 0,
-				   &max_nodes));
-	ASSERT_EQ(16384ULL, max_nodes);
-	nodes = tas_nop_nodes(max_nodes, self->num_rings);
-	ASSERT_NE(NULL, nodes);
-	info = calloc(max_nodes, sizeof(*info));
-	ASSERT_NE(NULL, info);
-	ASSERT_EQ(0, tas_syncobj_create(self->fd, 0, &syncobj));
-	tas_sync_init(&signal, syncobj, DRM_TAS_NODE_GRAPH, 0);
-
-	for (i = 0; i < ARRAY_SIZE(ids); i++) {
-		ASSERT_EQ(0, tas_submit(self->fd, nodes, max_nodes, NULL, 0,
-					NULL, 0, &signal, 1, &ids[i]));
-		ASSERT_EQ(0, tas_syncobj_wait_graph(self->fd, syncobj));
-	}
-	EXPECT_EQ(-ENOENT, tas_graph_info(self->fd, ids[0], info, max_nodes,
-					  &done));
-	for (i = 1; i < ARRAY_SIZE(ids); i++)
-		EXPECT_EQ(0, tas_graph_info(self->fd, ids[i], info, max_nodes,
-					    &done))
-			TH_LOG("graph %u", i);
-
-	tas_syncobj_destroy(self->fd, syncobj);
-	free(info);
-	free(nodes);
-}
-
-/*
  * C = A x B with tiles: A is split into TAS_MM_BLOCKS x TAS_MM_BLOCKS tiles,
  * stored tile after tile so that each is a contiguous matrix; B into row
  * blocks, contiguous in row-major order. The MATMUL of tile (i, k) of A by
@@ -4251,12 +4208,16 @@ TEST_F_TIMEOUT(tas, submit_waits_for_free_slot, 120)
 	ASSERT_EQ(0, tas_run_nop(self->fd));
 }
 
+#define TAS_MAX_BUDGET_GRAPHS	8
+
 /*
  * Besides 1024 graphs, a file has at most DRM_TAS_PARAM_MAX_NODES_IN_FLIGHT
  * nodes in flight, graphs of the stock dispatch included: the next
  * submission waits until enough of them complete, and a signal ends the
- * wait with -EINTR and no effect.
+ * wait with -EINTR and no effect. The results it keeps for GRAPH_INFO are
+ * bounded to 65536 nodes too.
  */
+
 TEST_F_TIMEOUT(tas, submit_waits_for_node_budget, 300)
 {
 	struct sigaction sa = { .sa_handler = tas_on_alarm };
@@ -4264,7 +4225,9 @@ TEST_F_TIMEOUT(tas, submit_waits_for_node_budget, 300)
 	struct drm_tas_sync wait, signal;
 	__u64 max_nodes = 0, budget = 0;
 	struct drm_tas_node *nodes;
-	__u32 in, out, inc = 1, i, graphs;
+	struct drm_tas_node_info *info;
+	__u32 in, out, inc = 1, i, graphs, done;
+	__u64 ids[TAS_MAX_BUDGET_GRAPHS];
 	int timeline;
 
 	ASSERT_EQ(0, tas_get_param(self->fd, DRM_TAS_PARAM_MAX_NODES, 0,
@@ -4273,6 +4236,7 @@ TEST_F_TIMEOUT(tas, submit_waits_for_node_budget, 300)
 				   0, &budget));
 	ASSERT_EQ(0ULL, budget % max_nodes);
 	graphs = budget / max_nodes;
+	ASSERT_LE(graphs, ARRAY_SIZE(ids));
 	/* Fewer graphs than launch slots: the nodes are what runs out. */
 	ASSERT_LT(graphs, TAS_MAX_IN_FLIGHT);
 
@@ -4292,7 +4256,7 @@ TEST_F_TIMEOUT(tas, submit_waits_for_node_budget, 300)
 		ASSERT_EQ(0, tas_submit_flags(self->fd,
 					      i % 2 ? DRM_TAS_SUBMIT_FIFO : 0,
 					      nodes, max_nodes, NULL, 0, &wait,
-					      1, NULL, 0, NULL))
+					      1, NULL, 0, &ids[i]))
 			TH_LOG("graph %u", i);
 
 	memset(&args, 0, sizeof(args));
@@ -4319,6 +4283,21 @@ TEST_F_TIMEOUT(tas, submit_waits_for_node_budget, 300)
 				      DRM_SYNCOBJ_WAIT_FLAGS_WAIT_FOR_SUBMIT,
 				      12 * TAS_WAIT_NS));
 
+	/*
+	 * The file keeps the results of its graphs with at most 65536 nodes
+	 * together (they hold the nodes' state, about 1 KiB each): with the
+	 * last graph's node, the first of the large ones had to go.
+	 */
+	info = calloc(max_nodes, sizeof(*info));
+	ASSERT_NE(NULL, info);
+	EXPECT_EQ(-ENOENT, tas_graph_info(self->fd, ids[0], info, max_nodes,
+					  &done));
+	for (i = 1; i < graphs; i++)
+		EXPECT_EQ(0, tas_graph_info(self->fd, ids[i], info, max_nodes,
+					    &done))
+			TH_LOG("graph %u", i);
+	EXPECT_EQ(0, tas_graph_info(self->fd, args.graph_id, info, 1, &done));
+	free(info);
 	free(nodes);
 	close(timeline);
 	tas_syncobj_destroy(self->fd, out);
