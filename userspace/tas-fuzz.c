@@ -1144,8 +1144,16 @@ static void do_syncobj(struct fuzz_thread *t)
 		a.handles = (__u64)(uintptr_t)handles;
 		a.count_handles = count;
 		if (one_in(t, 30)) {
+			/*
+			 * Up to 2^21 (8 MiB arrays), or past what kvmalloc
+			 * takes: counts in between make the kernel try to
+			 * vmalloc up to 2 GiB, which fails without the OOM
+			 * killer but squeezes the other processes of the guest
+			 * while it tries.
+			 */
 			t->what = "huge handle count";
-			a.count_handles = 1u << (16 + rnd_below(t, 16));
+			a.count_handles = one_in(t, 4) ? ~0u - rnd_below(t, 16) :
+				1u << (16 + rnd_below(t, 6));
 		}
 		xioctl(t, one_in(t, 2) ? IOC_SYNCOBJ_RESET : IOC_SYNCOBJ_SIGNAL, &a);
 		return;
