@@ -8,7 +8,7 @@ SHELL := /bin/bash
 PY := $${TAS_CACHE:-$${XDG_CACHE_HOME:-$$HOME/.cache}/tas}/tools/venv/bin/python
 
 .PHONY: all setup series series-check checkpatch rustfmtcheck clippy kernel-doc \
-	bisect kunit kunit-debug qemu-test qemu-kasan qemu-unload fuzz check demo bench bench-trace
+	bisect bisect-full kunit kunit-debug qemu-test qemu-kasan qemu-unload fuzz check demo bench bench-trace
 
 all: check
 
@@ -35,6 +35,12 @@ kernel-doc:
 
 bisect:
 	tools/bisect.sh
+
+# Each prefix also runs its KUnit suites and builds for x86_64 (slow: run it
+# before calling a version of the series done).
+bisect-full:
+	tools/setup.sh
+	tools/bisect.sh --full
 
 kunit:
 	tools/kunit.sh

@@ -154,10 +154,12 @@ enum LaunchSlot {
     /// Taken by a submission that is being built.
     Reserved,
     Live(KBox<Launch>),
-    /// A completed launch, dropped by the dispatcher's work item: its nodes hold buffer
-    /// mappings and references, whose release takes the buffers' reservation locks, which must
-    /// not happen where the launch completes (a ring's work item, in the fence signalling path,
-    /// under the dispatcher's lock).
+    /// A completed launch, dropped by the dispatcher's work item, outside of the dispatcher's
+    /// lock: where the launch completes (a ring's work item, in the fence signalling path,
+    /// under that lock), dropping it would free the state of up to
+    /// [`MAX_NODES`](crate::driver::MAX_NODES) nodes, remove its wait callbacks and give its
+    /// budget back (waking submitters), with every other launch of the file held up behind the
+    /// lock. Its buffer mappings go to the device's reaper either way.
     Done(KBox<Launch>),
 }
 

@@ -885,8 +885,8 @@ impl Ring {
             let pos = fifo.iter().position(|n| Arc::ptr_eq(n, node));
             pos.and_then(|pos| fifo.remove(pos).ok())
         };
-        // Outside of the lock: if this was the last reference, the node's operation (which may
-        // be `vmalloc`ed, or hold buffer mappings) goes with it.
+        // Outside of the lock: if this was the last reference, the node's operation goes with it,
+        // which may be `vmalloc`ed and queues its buffer mappings on the device's reaper.
         drop(removed);
     }
 }

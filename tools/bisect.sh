@@ -1,19 +1,43 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# Build every prefix of the series for UML (incrementally, in one build
-# directory) with the options of kunit/.kunitconfig and the series' own
-# options on, then the full series with the series' options off. Fails on the
-# first build that breaks. The series' own options are the CONFIG_ symbols
-# that its Kconfig files add (read from series.yaml's files and edits).
+# Build every prefix of the series for UML, the way kunit.py builds it, with
+# the options of kunit/.kunitconfig and the series' own options on, after the
+# whole series with the series' options off. Fails on the first build that
+# breaks or warns in a file of the series.
+#
+#   tools/bisect.sh [--full]
+#
+# The builds happen in the build directory of tools/kunit.sh and the last one
+# is the whole series with exactly kunit/.kunitconfig, so `make kunit` after
+# `make bisect` (as `make check` runs them) reuses it instead of building the
+# same kernel a second time.
+#
+# --full (`make bisect-full`, not part of `make check`) also runs each
+# prefix's KUnit suites on the kernel just built (tools/kunit.sh, with its
+# known upstream failures) and builds each prefix for x86_64 with the QEMU
+# test configuration (tools/qemu/tas.config), in a build directory of its own.
+#
+# The series' own options are the CONFIG_ symbols that its Kconfig files add
+# (read from series.yaml's files and edits) and that have a prompt.
 set -euo pipefail
 . "$(dirname "$0")/env.sh"
+
+full=0
+if [ "${1:-}" = --full ]; then
+	full=1
+	shift
+fi
 
 py=$TAS_TOOLS/venv/bin/python
 tas_assemble
 n=$("$py" "$TAS_ROOT/tools/series.py" list | wc -l)
-build=$TAS_OUT/bisect
+build=$TAS_OUT/kunit
+x86=$TAS_OUT/bisect-x86
+kconfig=$build/bisect.kunitconfig
+log=$build/bisect-build.log
 mkdir -p "$build"
+t_all=$SECONDS
 
 # Symbols the series introduces that a user can set: "config FOO" lines added
 # by the series whose type has a prompt. Promptless symbols (e.g. the Rust
@@ -23,64 +47,127 @@ new_syms=$(git -C "$TAS_TREE" diff "$("$py" "$TAS_ROOT/tools/series.py" commit 0
 	     sym != "" && /^\+[ \t]+(bool|tristate)[ \t]+"/ { print sym; sym = ""; next }
 	     /^\+[ \t]+(bool|tristate)/ { sym = "" }' | sort -u)
 
-configure() { # $1: on|off
-	local sym opts=()
-	make -s -C "$TAS_TREE" O="$build" ARCH=um "${TAS_KMAKE[@]}" defconfig >/dev/null
-	# What kunit.py builds for UML: its UML options plus our .kunitconfig.
-	while read -r line; do
-		case "$line" in CONFIG_*=y) opts+=(-e "${line%%=*}");; esac
-	done < <(cat "$TAS_TREE/tools/testing/kunit/configs/arch_uml.config" \
-		"$TAS_ROOT/kunit/.kunitconfig")
-	for sym in $new_syms; do
-		if [ "$1" = on ]; then opts+=(-e "$sym"); else opts+=(-d "$sym"); fi
-	done
-	"$TAS_TREE/scripts/config" --file "$build/.config" "${opts[@]/#CONFIG_/}"
-	make -s -C "$TAS_TREE" O="$build" ARCH=um "${TAS_KMAKE[@]}" olddefconfig >/dev/null
-	# Every option asked for that this prefix has must have survived
-	# olddefconfig (a series option, before the patch adding it, has not).
-	for sym in "${opts[@]}"; do
-		case "$sym" in -e|-d) continue;; esac
+# Whether the checked-out prefix defines CONFIG_$1.
+defined() {
+	grep -rqs --include='Kconfig*' "^\(menu\)\?config $1\$" "$TAS_TREE"
+}
+
+is_new() {
+	grep -qx "$1" <<<"$new_syms"
+}
+
+# Print the kunitconfig of the checked-out prefix: kunit/.kunitconfig less
+# the options this prefix does not define yet, with the series' options on
+# (on) or off (off). kunit.py checks that every option survives olddefconfig.
+# For the whole series with its options on this is kunit/.kunitconfig itself.
+prefix_kunitconfig() { # on|off
+	local line sym
+
+	while IFS= read -r line; do
+		case "$line" in CONFIG_*=*) ;; *) continue ;; esac
+		sym=${line%%=*}
 		sym=${sym#CONFIG_}
-		if [ "$1" = off ] && grep -qx "$sym" <<<"$new_syms"; then
-			! grep -q "^CONFIG_$sym=y" "$build/.config" || {
-				echo "bisect: FAIL: CONFIG_$sym is still on"; exit 1; }
-			continue
+		if is_new "$sym" && [ "$1" = off ]; then
+			echo "# CONFIG_$sym is not set"
+		elif defined "$sym"; then
+			echo "$line"
 		fi
-		grep -q "^CONFIG_$sym=y" "$build/.config" && continue
-		if grep -rqs --include='Kconfig*' "^\(menu\)\?config $sym\$" "$TAS_TREE" ; then
-			echo "bisect: FAIL: CONFIG_$sym=y did not survive olddefconfig"
-			exit 1
+	done <"$TAS_ROOT/kunit/.kunitconfig"
+	for sym in $new_syms; do
+		grep -q "^CONFIG_$sym=" "$TAS_ROOT/kunit/.kunitconfig" && continue
+		if [ "$1" = off ]; then
+			echo "# CONFIG_$sym is not set"
+		elif defined "$sym"; then
+			echo "CONFIG_$sym=y"
 		fi
 	done
 }
 
-build_one() { # $1: label
-	local t0=$SECONDS
-	if ! make -C "$TAS_TREE" O="$build" ARCH=um "${TAS_KMAKE[@]}" -j"$(nproc)" all \
-		>"$build/build.log" 2>&1; then
-		grep -E 'error|Error' "$build/build.log" | head -n 30
-		echo "bisect: FAIL: $1 does not build (log: $build/build.log)"
-		git -C "$TAS_TREE" checkout -q -f series
-		exit 1
+fail() { # message
+	echo "bisect: FAIL: $*"
+	git -C "$TAS_TREE" checkout -q -f series
+	exit 1
+}
+
+build_one() { # label on|off
+	local t0=$SECONDS mopts=() o
+
+	for o in "${TAS_KMAKE[@]}"; do
+		mopts+=(--make_options "$o")
+	done
+	prefix_kunitconfig "$2" >"$kconfig"
+	if ! (cd "$TAS_TREE" && python3 tools/testing/kunit/kunit.py build --arch=um \
+		--kunitconfig "$kconfig" --build_dir "$build" --jobs "$(nproc)" \
+		"${mopts[@]}") >"$log" 2>&1; then
+		grep -E 'error|Error|not set|did not' "$log" | head -n 30
+		fail "$1 does not build (log: $log)"
 	fi
 	# Warnings in what the series adds or edits (clippy and rustc report the
 	# file on the line after the message).
-	if grep -A2 -E '^(warning|error)(\[\S+\])?: |: warning: ' "$build/build.log" |
+	if grep -A2 -E '^(warning|error)(\[\S+\])?: |: warning: ' "$log" |
 		grep -F -f <("$py" "$TAS_ROOT/tools/series.py" files) >"$build/warnings.log"; then
 		cat "$build/warnings.log"
-		echo "bisect: FAIL: $1 builds with warnings"
-		git -C "$TAS_TREE" checkout -q -f series
-		exit 1
+		fail "$1 builds with warnings"
 	fi
 	echo "bisect: $1 builds ($((SECONDS - t0)) s)"
 }
 
+# --full: the prefix's KUnit suites on the kernel just built.
+kunit_one() { # label
+	local t0=$SECONDS
+
+	"$TAS_ROOT/tools/kunit.sh" --exec "$kconfig" kunit >"$build/bisect-kunit.log" 2>&1 || {
+		tail -n 30 "$build/bisect-kunit.log"
+		fail "$1: KUnit (log: $build/bisect-kunit.log)"
+	}
+	echo "bisect: $1 KUnit: $(grep -E '^kunit: [0-9]+ passed' "$build/bisect-kunit.log") ($((SECONDS - t0)) s)"
+}
+
+# --full: the prefix built for x86_64 with the QEMU test configuration, less
+# the options the prefix does not define yet.
+x86_one() { # label
+	local t0=$SECONDS line sym frag=$x86/prefix.config
+
+	mkdir -p "$x86"
+	while IFS= read -r line; do
+		case "$line" in
+		CONFIG_*=*) sym=${line%%=*} ;;
+		"# CONFIG_"*" is not set") sym=${line#\# } sym=${sym%% *} ;;
+		*) continue ;;
+		esac
+		if defined "${sym#CONFIG_}"; then echo "$line"; fi
+	done <"$TAS_ROOT/tools/qemu/tas.config" >"$frag"
+	{
+		make -C "$TAS_TREE" O="$x86" ARCH=x86_64 "${TAS_KMAKE[@]}" -s tinyconfig &&
+		(cd "$x86" && "$TAS_TREE/scripts/kconfig/merge_config.sh" -m -O "$x86" \
+			"$x86/.config" "$frag") &&
+		make -C "$TAS_TREE" O="$x86" ARCH=x86_64 "${TAS_KMAKE[@]}" -s olddefconfig &&
+		make -C "$TAS_TREE" O="$x86" ARCH=x86_64 "${TAS_KMAKE[@]}" -j"$(nproc)" bzImage modules
+	} >"$x86/build.log" 2>&1 || {
+		grep -E 'error|Error' "$x86/build.log" | head -n 30
+		fail "$1 does not build for x86_64 (log: $x86/build.log)"
+	}
+	if grep -A2 -E '^(warning|error)(\[\S+\])?: |: warning: ' "$x86/build.log" |
+		grep -F -f <("$py" "$TAS_ROOT/tools/series.py" files) >"$x86/warnings.log"; then
+		cat "$x86/warnings.log"
+		fail "$1 builds with warnings for x86_64"
+	fi
+	echo "bisect: $1 builds for x86_64 ($((SECONDS - t0)) s)"
+}
+
+# The whole series with its options off first, so that the last build is the
+# one tools/kunit.sh runs.
+git -C "$TAS_TREE" checkout -q -f series
+build_one "patch $n/$n (options off: $(echo $new_syms))" off
 for k in $(seq 1 "$n"); do
 	git -C "$TAS_TREE" checkout -q -f "$("$py" "$TAS_ROOT/tools/series.py" commit "$k")"
-	configure on
-	build_one "patch $k/$n (options on: $(echo $new_syms))"
+	build_one "patch $k/$n (options on: $(echo $new_syms))" on
+	if [ "$full" -eq 1 ]; then
+		kunit_one "patch $k/$n"
+		x86_one "patch $k/$n"
+	fi
 done
-configure off
-build_one "patch $n/$n (options off: $(echo $new_syms))"
 git -C "$TAS_TREE" checkout -q -f series
-echo "bisect: all $n prefixes build"
+grep '^CONFIG_' "$TAS_ROOT/kunit/.kunitconfig" | cmp -s - "$kconfig" ||
+	echo "bisect: note: the last build's options differ from kunit/.kunitconfig; make kunit will reconfigure"
+echo "bisect: all $n prefixes build$([ "$full" -eq 0 ] || echo ", pass their KUnit suites and build for x86_64") ($((SECONDS - t_all)) s)"

@@ -2,9 +2,10 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # make check: everything that tests the series, from a bare Debian machine.
-#   setup, series-check, kunit and kunit-debug (UML), checkpatch (+ rustfmt, kernel-doc,
-#   clippy), qemu-test (x86_64 under TCG, lockdep), qemu-kasan (KASAN, kmemleak),
-#   bisect
+#   setup, series-check, bisect and kunit (UML, one build directory: the last
+#   prefix bisect builds is the kernel kunit runs), kunit-debug, checkpatch
+#   (+ rustfmt, kernel-doc, clippy), qemu-test (x86_64 under TCG, lockdep),
+#   qemu-kasan (KASAN, kmemleak)
 # Every step runs even when an earlier one failed; the summary names each
 # step's result and time, and the last line totals the test cases.
 set -uo pipefail
@@ -49,6 +50,10 @@ step setup tools/setup.sh
 step series-check tools/series-check.sh
 # The tree the builds use: the series as series.yaml has it.
 tas_assemble
+# Every prefix builds (UML, what kunit.py builds); the last build is the
+# whole series with kunit/.kunitconfig, which kunit then runs without
+# building it again.
+step bisect tools/bisect.sh
 step kunit tools/kunit.sh
 count kunit
 step kunit-debug tools/kunit.sh kunit/debug.kunitconfig kunit-debug
@@ -66,7 +71,6 @@ count qemu-test
 # (The Makefile's target holds its build directory, fragment and timeout.)
 step qemu-kasan make -s qemu-kasan ROUNDS=10 FUZZ=45 SEED=2
 count qemu-kasan
-step bisect tools/bisect.sh
 
 echo
 echo "=== summary (total $((SECONDS - t_all)) s)"

@@ -3,7 +3,11 @@
 #
 # Run the KUnit suites of the assembled series on UML with kunit.py.
 #
-#   tools/kunit.sh [--build-only] [KUNITCONFIG] [BUILD_SUBDIR]
+#   tools/kunit.sh [--build-only|--exec] [KUNITCONFIG] [BUILD_SUBDIR]
+#
+# --build-only builds the kernel and runs nothing; --exec runs the tests of
+# the kernel already built in BUILD_SUBDIR (tools/bisect.sh --full does, for
+# each prefix of the series) without configuring or building it.
 #
 # Fails on any failed test except the two upstream drm_sched timing tests that
 # fail on the unmodified base on 2-core machines; those are reported as known.
@@ -11,10 +15,10 @@ set -euo pipefail
 . "$(dirname "$0")/env.sh"
 
 action=run
-if [ "${1:-}" = --build-only ]; then
-	action=build
-	shift
-fi
+case "${1:-}" in
+--build-only) action=build; shift ;;
+--exec) action=exec; shift ;;
+esac
 kconfig=$(realpath "${1:-$TAS_ROOT/kunit/.kunitconfig}")
 build=$TAS_OUT/${2:-kunit}
 known_fail="drm_sched_scheduler_queue_overhead drm_sched_scheduler_ping_pong"
@@ -75,7 +79,7 @@ crashed_suite() {
 	sed -nE 's/^\[..:..:..\] =+ \[CRASHED\] ([A-Za-z0-9_]+) =+$/\1/p' "$log" | head -n 1
 }
 
-kunit_run run
+kunit_run "$action"
 runs=1
 while [ "$runs" -lt "$max_runs" ] && [ "$(crashed_suite)" = "$flaky_suite" ]; do
 	echo "kunit: known upstream crash in $flaky_suite (drm_sched_parallel_submit_test: the mock scheduler frees its jobs before drm_sched_fini()); running the tests once more"
@@ -138,8 +142,6 @@ if real:
     print(f"kunit: FAIL; full log in {log}")
     sys.exit(1)
 EOP
-[ "$action" = run ] || exit 0
-
 # Kernel reports (KASAN, UBSAN, lockdep, debugobjects, WARN, BUG) fail the run
 # even when every test passed, except the known upstream ones listed in
 # kunit/known-reports (each with its reason).

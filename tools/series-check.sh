@@ -1,13 +1,17 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# Check that patches/ is what series.yaml generates (byte for byte), then apply
+# Test the series pipeline's staging markers, check that patches/ is what
+# series.yaml generates (byte for byte), then apply
 # patches/series.mbox with `b4 am` and `git am` onto a fresh copy of the base.
 set -euo pipefail
 . "$(dirname "$0")/env.sh"
 
 tmp=$(mktemp -d)
 trap 'git -C "$TAS_BASE" worktree remove --force "$tmp/tree" 2>/dev/null || true; rm -rf "$tmp"' EXIT
+
+# The staging markers (files that grow across patches) do what series.py says.
+"$TAS_TOOLS/venv/bin/python" "$TAS_ROOT/tools/test_series.py" -q 2>&1 | tail -n 1
 
 out=$("$TAS_TOOLS/venv/bin/python" "$TAS_ROOT/tools/series.py" assemble --no-checkout --out "$tmp/patches")
 tree=${out##* tree }

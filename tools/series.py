@@ -9,6 +9,20 @@ plumbing in a private index, so the work tree of the kernel tree is only
 updated at the end, and only where a file really changed: incremental kernel
 builds stay incremental.
 
+A file the series adds can grow across patches: series.yaml names it in the
+patch that adds it, and marker lines in the repository's copy (always the
+final version, the one developers edit and build) say which lines arrive in
+a later patch or leave in one:
+
+    // series: from ID      the lines up to the matching end arrive in patch ID
+    // series: until ID     the lines up to the matching end leave in patch ID
+    // series: end
+
+ID is the id: of a patch in series.yaml; blocks nest; the comment leader may
+be //, #, /* (closed by */ on the same line) or .. (reStructuredText). The
+marker lines themselves never reach a patch. Every patch after the one adding
+a file updates it when its version there differs.
+
 The commits carry a fixed identity and fixed dates, and the patches are
 written with --zero-commit and rewritten Message-Ids, so that assembling the
 same sources twice gives byte-identical patches/.
@@ -18,6 +32,7 @@ Sub-commands:
   list                                   print "N<TAB>subject" per patch
   files                                  kernel paths the series adds or edits
   commit N                               print the commit id of patch N
+  show N PATH                            print repository file PATH as patch N has it
 """
 
 import argparse
@@ -63,15 +78,60 @@ def git(*args, cwd=TREE, env=None, input=None, check=True):
     return r.stdout
 
 
+MARKER = re.compile(
+    r"^\s*(?://|#|/\*|\.\.)\s*series:\s*(?:(from|until)\s+([A-Za-z0-9_-]+)|(end))"
+    r"\s*(?:\*/)?\s*$")
+
+
+def stage(s, src, n):
+    """The text of repository file src as patch n (1-based) adds it."""
+    with open(os.path.join(ROOT, src)) as f:
+        return stage_text(s["_ids"], f.read(), n, src)
+
+
+def stage_text(ids, text, n, src):
+    """text as patch n has it, given the patch numbers of the ids."""
+    lines = text.splitlines(keepends=True)
+    out, stack = [], []
+    for ln, line in enumerate(lines, 1):
+        m = MARKER.match(line)
+        if not m:
+            if all(stack):
+                out.append(line)
+            continue
+        if m.group(3):
+            if not stack:
+                die(f"{src}:{ln}: 'series: end' without a block")
+            stack.pop()
+            continue
+        kind, pid = m.group(1), m.group(2)
+        if pid not in ids:
+            die(f"{src}:{ln}: no patch has id {pid!r}")
+        stack.append(n >= ids[pid] if kind == "from" else n < ids[pid])
+    if stack:
+        die(f"{src}: {len(stack)} 'series:' block(s) without an end")
+    return "".join(out)
+
+
 def load():
     with open(os.path.join(ROOT, "series.yaml")) as f:
         s = yaml.safe_load(f)
+    s["_ids"] = {}
+    for i, p in enumerate(s["patches"], 1):
+        if "id" in p:
+            if p["id"] in s["_ids"]:
+                die(f"patch {i}: id {p['id']!r} is also patch {s['_ids'][p['id']]}'s")
+            s["_ids"][p["id"]] = i
+    first = {}
     for i, p in enumerate(s["patches"], 1):
         if len(p["subject"]) > 75:
             die(f"patch {i}: subject longer than 75 characters")
         for src in (p.get("files") or {}):
             if not os.path.isfile(os.path.join(ROOT, src)):
                 die(f"patch {i}: missing file {src}")
+            if src in first:
+                die(f"patch {i}: {src} is added by patch {first[src]} already")
+            first[src] = i
         for d in p.get("edits") or []:
             if not os.path.isfile(os.path.join(ROOT, d)):
                 die(f"patch {i}: missing edit {d}")
@@ -126,13 +186,21 @@ def build_commits(s, base):
     try:
         git("read-tree", base, env=env)
         parent = base
+        added = {}      # src -> [dst, text as the last patch had it]
         for i, p in enumerate(s["patches"], 1):
             for src, dst in (p.get("files") or {}).items():
+                added[src] = [dst, None]
+            # New files, and added files whose staged text changes here.
+            for src, ent in added.items():
+                text = stage(s, src, i)
+                if text == ent[1]:
+                    continue
+                ent[1] = text
                 path = os.path.join(ROOT, src)
-                blob = git("hash-object", "-w", path).strip()
+                blob = git("hash-object", "-w", "--stdin", input=text).strip()
                 mode = "100755" if os.access(path, os.X_OK) else "100644"
                 git("update-index", "--add", "--cacheinfo",
-                    f"{mode},{blob},{dst}", env=env)
+                    f"{mode},{blob},{ent[0]}", env=env)
             for d in p.get("edits") or []:
                 r = subprocess.run(
                     ["git", "apply", "--cached", "--whitespace=error-all",
@@ -231,12 +299,18 @@ def main():
     sub.add_parser("files")
     c = sub.add_parser("commit")
     c.add_argument("n", type=int)
+    sh = sub.add_parser("show")
+    sh.add_argument("n", type=int)
+    sh.add_argument("path")
     args = ap.parse_args()
 
     s = load()
     if args.cmd == "list":
         for i, p in enumerate(s["patches"], 1):
             print(f"{i}\t{p['subject']}")
+        return
+    if args.cmd == "show":
+        sys.stdout.write(stage(s, args.path, args.n))
         return
     if args.cmd == "files":
         paths = added_files(s)

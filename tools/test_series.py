@@ -1,0 +1,59 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""Tests of the staging markers of tools/series.py (run by series-check)."""
+
+import os
+import sys
+import unittest
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import series  # noqa: E402
+
+IDS = {"rings": 2, "gangs": 4}
+
+SRC = """\
+a
+// series: from rings
+b
+    /* series: until gangs */
+    c
+    /* series: end */
+    # series: from gangs
+    d
+    # series: end
+// series: end
+.. series: until rings
+e
+.. series: end
+f
+"""
+
+
+class Stage(unittest.TestCase):
+    def stage(self, n, text=SRC):
+        return series.stage_text(IDS, text, n, "t")
+
+    def test_versions(self):
+        self.assertEqual(self.stage(1), "a\ne\nf\n")
+        self.assertEqual(self.stage(2), "a\nb\n    c\nf\n")
+        self.assertEqual(self.stage(3), "a\nb\n    c\nf\n")
+        self.assertEqual(self.stage(4), "a\nb\n    d\nf\n")
+
+    def test_no_markers_unchanged(self):
+        self.assertEqual(self.stage(1, "x\n// series is a word\n"),
+                         "x\n// series is a word\n")
+
+    def errors(self, text):
+        with self.assertRaises(SystemExit):
+            self.stage(1, text)
+
+    def test_unknown_id(self):
+        self.errors("// series: from nope\nx\n// series: end\n")
+
+    def test_unbalanced(self):
+        self.errors("// series: from rings\nx\n")
+        self.errors("x\n// series: end\n")
+
+
+if __name__ == "__main__":
+    unittest.main()
