@@ -8,7 +8,7 @@ SHELL := /bin/bash
 PY := $${TAS_CACHE:-$${XDG_CACHE_HOME:-$$HOME/.cache}/tas}/tools/venv/bin/python
 
 .PHONY: all setup series series-check checkpatch rustfmtcheck clippy kernel-doc \
-	bisect bisect-full kunit kunit-debug qemu-test qemu-kasan qemu-unload fuzz check demo bench bench-trace
+	htmldocs bisect bisect-full kunit kunit-debug qemu-test qemu-kasan qemu-unload fuzz check demo bench bench-trace
 
 all: check
 
@@ -32,6 +32,9 @@ clippy:
 
 kernel-doc:
 	tools/lint.sh kernel-doc
+
+htmldocs:
+	tools/lint.sh htmldocs
 
 bisect:
 	tools/bisect.sh

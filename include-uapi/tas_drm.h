@@ -19,6 +19,15 @@ extern "C" {
  * work on a set of simulated rings through the DRM GPU scheduler. It exposes
  * a render node only.
  *
+ * Like vgem and vkms, TAS is a driver for development and testing: it lets
+ * userspace (ML frameworks, test suites) and the scheduler's graph layer be
+ * developed against whole-graph submission without GPU hardware. Its uAPI
+ * follows the usual rules all the same: ioctls, structure fields, flags and
+ * parameters are only ever added, never changed, and
+ * &DRM_TAS_PARAM_VERSION tells userspace what a kernel supports. Its
+ * open-source userspace is the kselftests in
+ * tools/testing/selftests/drivers/gpu/tas/.
+ *
  * Userspace discovers the driver with DRM_IOCTL_VERSION (driver name "tas")
  * and queries its properties with &DRM_IOCTL_TAS_GET_PARAM.
  *

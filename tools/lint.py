@@ -17,6 +17,11 @@
                warning that the base does not already have
   clippy       a CLIPPY=1 build of the KUnit (UML) tree: no clippy or rustc
                warning in our files
+  htmldocs     make htmldocs SPHINXDIRS=gpu (the chapter our pages, the uAPI
+               header's and the trace events' kernel-doc are in): no warning
+               in a file the series adds, and none in a file it edits that
+               the base's build does not have too (the base is built only
+               when there is such a warning to compare)
   errnos       docs/uapi-errors.md, the table tas-fuzz checks every errno
                against, lists for each tas ioctl exactly the errors that
                the "Errors:" part of its description in the uAPI header
@@ -242,9 +247,52 @@ def errnos():
     return 0
 
 
+def htmldocs_warnings(tree, build, paths):
+    """Warnings of `make htmldocs SPHINXDIRS=gpu` in tree that name one of
+    paths, without line numbers; None if the build fails."""
+    r = run(["make", f"O={build}", "SPHINXDIRS=gpu", "htmldocs"], cwd=tree)
+    text = r.stdout + r.stderr
+    if r.returncode:
+        print(text[-4000:])
+        return None
+    out = []
+    for line in text.splitlines():
+        if not re.search(r"\b(WARNING|ERROR|warning|error)\b", line):
+            continue
+        line = line.replace(tree + "/", "")
+        if any(p in line for p in paths):
+            out.append(re.sub(r":\d+(:| )", ": ", line).strip())
+    return out
+
+
+def htmldocs():
+    s = series()
+    added, edited = added_files(s), edited_files(s)
+    ours = [f for f in added + edited if f not in ("MAINTAINERS",)]
+    new = htmldocs_warnings(TREE, os.path.join(OUT, "htmldocs"), ours)
+    if new is None:
+        print("htmldocs: FAIL: make htmldocs SPHINXDIRS=gpu failed")
+        return 1
+    bad = [w for w in new if any(a in w for a in added)]
+    rest = [w for w in new if w not in bad]
+    if rest:
+        old = htmldocs_warnings(BASE, os.path.join(OUT, "htmldocs-base"), ours)
+        if old is None:
+            print("htmldocs: FAIL: the base's make htmldocs failed")
+            return 1
+        bad += [w for w in rest if w not in old]
+    for w in bad:
+        print(f"  {w}")
+    print(f"htmldocs: Documentation/gpu built, "
+          f"{'FAIL' if bad else 'no new warnings'}"
+          f"{f' ({len(bad)})' if bad else ''}")
+    return 1 if bad else 0
+
+
 def main():
     cmds = {"checkpatch": checkpatch, "rustfmt": rustfmt,
-            "kernel-doc": kernel_doc, "clippy": clippy, "errnos": errnos}
+            "kernel-doc": kernel_doc, "clippy": clippy, "htmldocs": htmldocs,
+            "errnos": errnos}
     if len(sys.argv) != 2 or sys.argv[1] not in cmds:
         print(f"usage: lint.py {{{','.join(cmds)}}}", file=sys.stderr)
         return 2
