@@ -4448,12 +4448,23 @@ static int tas_memcg_enter(char *dir, size_t len)
  * with -ENOMEM, the memcg OOM killer is not invoked (memory.events) and
  * the kernel logs nothing (the QEMU run's log scan fails on OOM and
  * allocation failure reports), and a small graph then works.
+ *
+ * So does a syncobj wait on 2^24 handles (a 64 MiB array the kernel
+ * allocates and charges): the array ioctls allocate with
+ * __GFP_RETRY_MAYFAIL, so a count that does not fit fails with -ENOMEM
+ * instead of making the OOM killer kill the caller (or, outside of a
+ * cgroup, other processes).
  */
 TEST_F_TIMEOUT(tas, memcg_limit_fails_submission_quietly, 120)
 {
 	__u64 max_nodes = 0, current = 0, events_max = 0, oom = 1, kills = 1;
+	const __u32 many = 1U << 24;
+	const size_t size = (size_t)many * sizeof(__u32);
+	struct drm_syncobj_wait wait;
 	struct drm_tas_node *nodes;
+	volatile const char *zeros;
 	char dir[64];
+	size_t off;
 	int ret;
 
 	ASSERT_EQ(0, tas_get_param(self->fd, DRM_TAS_PARAM_MAX_NODES, 0,
@@ -4461,6 +4472,15 @@ TEST_F_TIMEOUT(tas, memcg_limit_fails_submission_quietly, 120)
 	/* The process's own memory, before it enters the cgroup. */
 	nodes = tas_nop_nodes(max_nodes, self->num_rings);
 	ASSERT_NE(NULL, nodes);
+	/*
+	 * The handles: zero pages, faulted in (their page tables charged)
+	 * before the process enters the cgroup.
+	 */
+	zeros = mmap(NULL, size, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1,
+		     0);
+	ASSERT_NE(MAP_FAILED, zeros);
+	for (off = 0; off < size; off += 4096)
+		(void)zeros[off];
 
 	ret = tas_memcg_enter(dir, sizeof(dir));
 	if (ret == 1)
@@ -4475,6 +4495,10 @@ TEST_F_TIMEOUT(tas, memcg_limit_fails_submission_quietly, 120)
 	EXPECT_EQ(-ENOMEM, tas_submit_flags(self->fd, DRM_TAS_SUBMIT_FIFO,
 					    nodes, max_nodes, NULL, 0, NULL, 0,
 					    NULL, 0, NULL));
+	memset(&wait, 0, sizeof(wait));
+	wait.handles = (__u64)(uintptr_t)zeros;
+	wait.count_handles = many;
+	EXPECT_EQ(-ENOMEM, tas_ioctl(self->fd, DRM_IOCTL_SYNCOBJ_WAIT, &wait));
 	ASSERT_EQ(0, tas_read_cgroup(dir, "memory.events", "max", &events_max));
 	ASSERT_EQ(0, tas_read_cgroup(dir, "memory.events", "oom", &oom));
 	ASSERT_EQ(0, tas_read_cgroup(dir, "memory.events", "oom_kill", &kills));
@@ -4487,6 +4511,7 @@ TEST_F_TIMEOUT(tas, memcg_limit_fails_submission_quietly, 120)
 				NULL));
 
 	ASSERT_EQ(0, tas_write_u64(TAS_CGROUP_ROOT, "cgroup.procs", getpid()));
+	munmap((void *)zeros, size);
 	free(nodes);
 }
 

@@ -11,7 +11,12 @@ tmp=$(mktemp -d)
 trap 'git -C "$TAS_BASE" worktree remove --force "$tmp/tree" 2>/dev/null || true; rm -rf "$tmp"' EXIT
 
 # The staging markers (files that grow across patches) do what series.py says.
-"$TAS_TOOLS/venv/bin/python" "$TAS_ROOT/tools/test_series.py" -q 2>&1 | tail -n 1
+if ! "$TAS_TOOLS/venv/bin/python" "$TAS_ROOT/tools/test_series.py" -q >"$tmp/markers" 2>&1; then
+	cat "$tmp/markers"
+	echo "series-check: FAIL: tools/test_series.py" >&2
+	exit 1
+fi
+echo "series-check: staging markers: $(grep -o 'Ran [0-9]* tests' "$tmp/markers")"
 
 out=$("$TAS_TOOLS/venv/bin/python" "$TAS_ROOT/tools/series.py" assemble --no-checkout --out "$tmp/patches")
 tree=${out##* tree }
