@@ -23,6 +23,9 @@
 set -euo pipefail
 . "$(dirname "$0")/env.sh"
 
+# TAS_BISECT_FROM=K starts the prefixes at patch K (after the build with
+# the options off), e.g. to go on from a prefix that failed.
+from=${TAS_BISECT_FROM:-1}
 full=0
 if [ "${1:-}" = --full ]; then
 	full=1
@@ -89,6 +92,17 @@ fail() { # message
 	exit 1
 }
 
+# Fails with the message $2 on a warning in a file the series adds or edits
+# in the build log $1 (clippy and rustc name the file on the line after the
+# message).
+no_warnings() { # log message
+	if grep -A2 -E '^(warning|error)(\[\S+\])?: |: warning: ' "$1" |
+		grep -F -f <("$py" "$TAS_ROOT/tools/series.py" files) >"$1.warnings"; then
+		cat "$1.warnings"
+		fail "$2"
+	fi
+}
+
 build_one() { # label on|off
 	local t0=$SECONDS mopts=() o
 
@@ -102,13 +116,7 @@ build_one() { # label on|off
 		grep -E 'error|Error|not set|did not' "$log" | head -n 30
 		fail "$1 does not build (log: $log)"
 	fi
-	# Warnings in what the series adds or edits (clippy and rustc report the
-	# file on the line after the message).
-	if grep -A2 -E '^(warning|error)(\[\S+\])?: |: warning: ' "$log" |
-		grep -F -f <("$py" "$TAS_ROOT/tools/series.py" files) >"$build/warnings.log"; then
-		cat "$build/warnings.log"
-		fail "$1 builds with warnings"
-	fi
+	no_warnings "$log" "$1 builds with warnings"
 	echo "bisect: $1 builds ($((SECONDS - t0)) s)"
 }
 
@@ -147,11 +155,7 @@ x86_one() { # label
 		grep -E 'error|Error' "$x86/build.log" | head -n 30
 		fail "$1 does not build for x86_64 (log: $x86/build.log)"
 	}
-	if grep -A2 -E '^(warning|error)(\[\S+\])?: |: warning: ' "$x86/build.log" |
-		grep -F -f <("$py" "$TAS_ROOT/tools/series.py" files) >"$x86/warnings.log"; then
-		cat "$x86/warnings.log"
-		fail "$1 builds with warnings for x86_64"
-	fi
+	no_warnings "$x86/build.log" "$1 builds with warnings for x86_64"
 	echo "bisect: $1 builds for x86_64 ($((SECONDS - t0)) s)"
 }
 
@@ -159,7 +163,7 @@ x86_one() { # label
 # one tools/kunit.sh runs.
 git -C "$TAS_TREE" checkout -q -f series
 build_one "patch $n/$n (options off: $(echo $new_syms))" off
-for k in $(seq 1 "$n"); do
+for k in $(seq "$from" "$n"); do
 	git -C "$TAS_TREE" checkout -q -f "$("$py" "$TAS_ROOT/tools/series.py" commit "$k")"
 	build_one "patch $k/$n (options on: $(echo $new_syms))" on
 	if [ "$full" -eq 1 ]; then
@@ -170,4 +174,4 @@ done
 git -C "$TAS_TREE" checkout -q -f series
 grep '^CONFIG_' "$TAS_ROOT/kunit/.kunitconfig" | cmp -s - "$kconfig" ||
 	echo "bisect: note: the last build's options differ from kunit/.kunitconfig; make kunit will reconfigure"
-echo "bisect: all $n prefixes build$([ "$full" -eq 0 ] || echo ", pass their KUnit suites and build for x86_64") ($((SECONDS - t_all)) s)"
+echo "bisect: $([ "$from" -eq 1 ] && echo "all $n prefixes" || echo "prefixes $from-$n of $n") build$([ "$full" -eq 0 ] || echo ", pass their KUnit suites and build for x86_64") ($((SECONDS - t_all)) s)"
