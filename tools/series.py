@@ -186,16 +186,18 @@ def build_commits(s, base):
     try:
         git("read-tree", base, env=env)
         parent = base
-        added = {}      # src -> [dst, text as the last patch had it]
+        # src -> [dst, its text in the repository, as the last patch had it]
+        added = {}
         for i, p in enumerate(s["patches"], 1):
             for src, dst in (p.get("files") or {}).items():
-                added[src] = [dst, None]
+                with open(os.path.join(ROOT, src)) as f:
+                    added[src] = [dst, f.read(), None]
             # New files, and added files whose staged text changes here.
             for src, ent in added.items():
-                text = stage(s, src, i)
-                if text == ent[1]:
+                text = stage_text(s["_ids"], ent[1], i, src)
+                if text == ent[2]:
                     continue
-                ent[1] = text
+                ent[2] = text
                 path = os.path.join(ROOT, src)
                 blob = git("hash-object", "-w", "--stdin", input=text).strip()
                 mode = "100755" if os.access(path, os.X_OK) else "100644"
