@@ -15,6 +15,8 @@ cd "$TAS_ROOT"
 t_all=$SECONDS
 steps=()
 failed_steps=0
+step_names=()
+declare -A step_rc=()
 passed=0 failed=0 skipped=0
 logdir=$TAS_OUT/check
 mkdir -p "$logdir"
@@ -24,11 +26,13 @@ step() { # name command...
 	shift
 	echo "=== $name"
 	"$@" 2>&1 | tee "$logdir/$name.log" || rc=${PIPESTATUS[0]}
+	step_names+=("$name")
 	if [ "$rc" -eq 0 ]; then
 		steps+=("$(printf '%-12s ok    %5ss' "$name" $((SECONDS - t0)))")
 	else
 		steps+=("$(printf '%-12s FAIL  %5ss (exit %s)' "$name" $((SECONDS - t0)) "$rc")")
 		failed_steps=$((failed_steps + 1))
+		step_rc[$name]=$rc
 	fi
 	return 0
 }
@@ -76,6 +80,16 @@ echo
 echo "=== summary (total $((SECONDS - t_all)) s)"
 printf '%s\n' "${steps[@]}"
 grep -h '^kunit: known upstream failure' "$logdir/kunit.log" || true
+# Why a failed step failed, here at the end where a truncated log still
+# shows it: the scripts' own messages ("name.sh: ...", "name: ...") and the
+# numbered kernel log lines that tas_check_kernel_log reports.
+for name in "${step_names[@]}"; do
+	[ -n "${step_rc[$name]:-}" ] || continue
+	echo "--- $name failed; its messages (all in $logdir/$name.log):"
+	grep -E '^[a-z0-9_.-]+: |^not ok |^# +not ok ' "$logdir/$name.log" |
+		grep -v ': known upstream failure' | tail -n 20
+	grep -E '^[0-9]+[:-]' "$logdir/$name.log" | head -n 60
+done
 failed=$((failed + failed_steps))
 echo "check: $passed passed, $failed failed, $skipped skipped"
 [ "$failed" -eq 0 ]

@@ -210,10 +210,14 @@ tas_boot() {
 tas_check_kernel_log() {
 	local log=$1 hits
 
-	hits=$(grep -nE 'WARNING:|BUG:|Oops|KASAN|UBSAN|possible circular locking|Call Trace|Kernel panic|kernel BUG|unreferenced object|suspected memory leak|invoked oom-killer|page allocation failure|vmalloc error' "$log" || true)
+	local re='WARNING:|BUG:|Oops|KASAN|UBSAN|possible circular locking|Call Trace|Kernel panic|kernel BUG|unreferenced object|suspected memory leak|invoked oom-killer|page allocation failure|vmalloc error'
+
+	hits=$(grep -nE "$re" "$log" || true)
 	if [ -n "$hits" ]; then
-		tas_log "kernel problems in $log:"
-		printf '%s\n' "$hits" | head -n 40 >&2
+		tas_log "kernel problems in $log ($(wc -l <<<"$hits") lines; the first with what follows them):"
+		# The line before each report (often what the guest was running)
+		# and the start of its backtrace, numbered as in the log.
+		grep -nE -B1 -A8 "$re" "$log" | head -n 60 >&2
 		return 1
 	fi
 	return 0
