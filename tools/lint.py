@@ -59,7 +59,8 @@ def checkpatch():
     s = series()
     pdir = os.path.join(ROOT, "patches")
     files = sorted(f for f in os.listdir(pdir)
-                   if f.endswith(".patch") and not f.startswith("0000-"))
+                   if f.endswith(".patch")
+                   and not re.match(r"(v\d+-)?0000-", f))
     if len(files) != len(s["patches"]):
         print("checkpatch: patches/ does not match series.yaml; run make series")
         return 1

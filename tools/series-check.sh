@@ -35,13 +35,13 @@ fi
 
 git -C "$TAS_BASE" worktree prune
 git -C "$TAS_BASE" worktree add -q --detach "$tmp/tree" base
-cover_id=$(sed -n 's/^Message-ID: <\(.*\)>$/\1/p' "$TAS_ROOT"/patches/0000-cover-letter.patch)
+cover_id=$(sed -n 's/^Message-ID: <\(.*\)>$/\1/p' "$TAS_ROOT"/patches/*0000-cover-letter.patch)
 if ! (cd "$tmp" && b4 --offline-mode am -m "$TAS_ROOT/patches/series.mbox" -o "$tmp" -n series "$cover_id") >"$tmp/b4.log" 2>&1; then
 	cat "$tmp/b4.log"
 	echo "series-check: FAIL: b4 am" >&2
 	exit 1
 fi
-n=$(grep -c '^Subject: \[PATCH' "$tmp/series.mbx" || true)
+n=$(grep -c '^Subject: \[.*PATCH' "$tmp/series.mbx" || true)
 git -C "$tmp/tree" -c user.name=tas -c user.email=tas@localhost am -q --whitespace=error-all "$tmp/series.mbx"
 got=$(git -C "$tmp/tree" rev-list --count base..HEAD)
 want_n=$(( $(ls "$TAS_ROOT"/patches/*.patch | wc -l) - 1 ))
