@@ -1,6 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 
+// series: until graph-ready
+//! Dependency graphs of scheduler jobs: ranks, priority classes and gangs.
+// series: end
+// series: from graph-ready
 //! Dependency graphs of scheduler jobs: ranks, a ready set, priority classes and gangs.
+// series: end
 //!
 //! A scheduler [`Entity`](super::Entity) is a FIFO: a job that waits for its dependencies holds
 //! up every job pushed after it, even ready ones, and the scheduler knows nothing of how urgent
@@ -12,6 +17,7 @@
 //!   start together) and computes, per node, the critical-path *rank* (the longest remaining
 //!   path by cost, the node included) and the *chain depth* (the number of nodes on the longest
 //!   dependency chain ending at the node). A plan is immutable and can be launched many times.
+// series: from graph-ready
 //! - A [`Run`] is one launch of a plan: the count of unfinished dependencies of each node and
 //!   of unready members of each gang. It reports nodes and gangs as they become ready.
 //! - A [`ReadySet`] holds the ready nodes of any number of runs, one heap per ring and class,
@@ -23,6 +29,24 @@
 //!
 //! The driver moves a node's job into its entity only when the ready set releases it, and
 //! reports the job's completion back; see the drm/tas driver for a user.
+// series: end
+// series: until graph-ready
+//!
+//! # Gangs
+//!
+//! The members of a gang are on different rings and are meant to start together. A gang whose
+//! members depend on each other, or gangs that depend on each other in a cycle, could never
+//! start and are rejected when the plan is built.
+//!
+//! # Cost
+//!
+//! Building a plan is O(E log E + V) (the edges are sorted to reject duplicates) and its memory
+//! O(V + E). The arrays of a plan grow with the graph, which usually comes from userspace: they
+//! are allocated with the caller's [`Flags`] (e.g. [`GFP_KERNEL_ACCOUNT`], to charge them to the
+//! submitter's memory cgroup) and may be `vmalloc`ed, so they must be dropped where the caller
+//! may sleep.
+// series: end
+// series: from graph-ready
 //!
 //! # Order
 //!
@@ -63,6 +87,7 @@
 //! userspace: they are allocated with the caller's [`Flags`] (e.g. [`GFP_KERNEL_ACCOUNT`], to
 //! charge them to the submitter's memory cgroup) and may be `vmalloc`ed, so they must be
 //! dropped where the caller may sleep.
+// series: end
 
 use crate::{
     alloc::Flags,
@@ -70,11 +95,18 @@ use crate::{
     prelude::*, //
 };
 
+// series: from graph-ready
 /// Consecutive releases of more urgent classes on a ring after which a ready, less urgent class
 /// is served.
 pub const STARVATION_LIMIT: u32 = 4;
 
+// series: end
+// series: until graph-ready
+/// The most rings a [`Plan`] can have (gangs are kept as bit masks of rings).
+// series: end
+// series: from graph-ready
 /// The most rings a [`ReadySet`] can serve (gangs are kept as bit masks of rings).
+// series: end
 pub const MAX_RINGS: u32 = 64;
 
 /// The priority class of a node.
@@ -93,10 +125,12 @@ impl Class {
     /// The number of classes.
     pub const COUNT: usize = 3;
 
+// series: from graph-ready
     fn index(self) -> usize {
         self as usize
     }
 
+// series: end
     /// The entity priority that stands for the class between clients.
     pub fn priority(self) -> Priority {
         match self {
@@ -155,8 +189,10 @@ pub struct Plan {
     succ: KVVec<u32>,
     gangs: KVVec<PlanGang>,
     gang_members: KVVec<u32>,
+// series: from graph-ready
     /// Nodes outside of gangs per ring and class, at `ring * Class::COUNT + class`.
     counts: KVVec<u32>,
+// series: end
     /// The nodes without predecessors.
     sources: KVVec<u32>,
     /// The nodes in a topological order.
@@ -218,7 +254,9 @@ impl Plan {
             succ,
             gangs: KVVec::new(),
             gang_members: KVVec::new(),
+// series: from graph-ready
             counts: KVVec::from_elem(0u32, num_rings as usize * Class::COUNT, flags)?,
+// series: end
             sources: KVVec::new(),
             order: KVVec::new(),
             num_rings,
@@ -291,11 +329,13 @@ impl Plan {
 
         plan.build_gangs(nodes, flags)?;
         plan.order = topo;
+// series: from graph-ready
         for node in plan.nodes.iter() {
             if node.gang == NO_GANG {
                 plan.counts[node.ring as usize * Class::COUNT + node.class.index()] += 1;
             }
         }
+// series: end
         for u in 0..n as u32 {
             for i in plan.succ_start[u as usize]..plan.succ_start[u as usize + 1] {
                 let w = plan.succ[i as usize];
@@ -507,6 +547,7 @@ impl Plan {
     }
 }
 
+// series: from graph-ready
 /// What became ready in a [`Run`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Ready {
@@ -1168,6 +1209,7 @@ impl<K: PartialEq> GangOrder<K> {
     }
 }
 
+// series: end
 #[kunit_tests(rust_drm_sched_graph)]
 mod tests {
     use super::*;
@@ -1185,6 +1227,7 @@ mod tests {
         node(ring, Class::Normal, 0, cost)
     }
 
+// series: from graph-ready
     /// A ready set sized for `plan`, and `plan` admitted to it.
     fn ready_set(plan: &Plan, window: u32) -> Result<ReadySet<Ready>> {
         let mut set = ReadySet::new(plan.num_rings(), window)?;
@@ -1294,6 +1337,7 @@ mod tests {
         Ok(sim)
     }
 
+// series: end
     #[test]
     fn ranks_and_depths() -> Result {
         // 0 -> 1 -> 3, 0 -> 2 -> 3
@@ -1381,6 +1425,7 @@ mod tests {
         assert_eq!(plan.gang_members(1), &[2, 3]);
         Ok(())
     }
+// series: from graph-ready
 
     #[test]
     fn urgent_node_overtakes_queued_work() -> Result {
@@ -1873,4 +1918,5 @@ mod tests {
         assert!(set.shortfall(&plan).is_none());
         Ok(())
     }
+// series: end
 }
