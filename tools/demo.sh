@@ -5,7 +5,9 @@
 # userspace/tas-demo program, boot in QEMU (TCG) with the gpu_scheduler trace
 # events enabled from boot and the drm_sched trace-event KUnit suite run by
 # the kernel, then let tas-demo print what the tas render node reports and
-# the recorded scheduler events with a per-job latency summary.
+# the recorded scheduler events with a per-job latency summary. The
+# transformer runs also become pictures (Gantt charts, wait histograms) and a
+# Perfetto trace in $TAS_OUT/x86/demo/ (tools/tas_viz.py).
 #
 # Usage: tools/demo.sh [--no-build] [KUNIT_GLOB]
 #   KUNIT_GLOB  KUnit suites to run at boot (default drm_sched_trace*)
@@ -47,7 +49,12 @@ echo "== KUnit ($glob) at boot"
 sed '/^TAS-GUEST:/,$d' "$log" | grep -E '^ *(# Subtest:|(not )?ok [0-9]+ |# Totals:|# [a-z_]+: pass:)' ||
 	echo "no KUnit results in the log (suite '$glob' not built in?)"
 echo
-sed -n '/^TAS-DEMO-START$/,/^TAS-DEMO-END$/p' "$log" | sed '1d;$d'
+sed -n '/^TAS-DEMO-START$/,/^TAS-DEMO-END$/p' "$log" | sed '1d;$d' | grep -v '^TAS-DATA '
+echo
+echo "== Pictures and a Perfetto trace of the transformer runs (tools/tas_viz.py)"
+viz=0
+"$TAS_TOOLS/venv/bin/python" "$TAS_ROOT/tools/tas_viz.py" --check "$log" "$TAS_KOUT/demo" || viz=1
+echo "(open the .pftrace file with \"Open trace file\" in the Perfetto UI)"
 
 bad=0
 if [ "$rc" -ne 0 ] || ! grep -q '^TAS-GUEST-DONE rc=0' "$log"; then
@@ -55,5 +62,6 @@ if [ "$rc" -ne 0 ] || ! grep -q '^TAS-GUEST-DONE rc=0' "$log"; then
 	bad=1
 fi
 tas_check_kernel_log "$log" || bad=1
+[ "$viz" -eq 0 ] || bad=1
 tas_log "console log in $log"
 exit "$bad"

@@ -24,7 +24,9 @@
 # Environment: TAS_UNLOAD_ROUNDS (default 20); TAS_FUZZ_SECONDS (default 0)
 # runs userspace/tas-fuzz for that long after the kselftests, with seed
 # TAS_FUZZ_SEED (default 1), as one more test; TAS_KSELFTESTS=0 skips the
-# kselftests (make fuzz).
+# kselftests (make fuzz); TAS_DEMO (default: as TAS_KSELFTESTS) runs tas-demo's
+# graph in the guest and checks tools/tas_viz.py's pictures and Perfetto trace
+# of it (two more tests), kept in qemu-test-viz/ beside the log.
 
 set -eu
 
@@ -51,6 +53,7 @@ if [ "$build" -eq 1 ]; then
 	tas_build_kselftests $TARGETS
 	tas_build_user tas-stress
 	tas_build_user tas-fuzz
+	tas_build_user tas-demo
 fi
 [ -f "$TAS_BZIMAGE" ] || tas_die "no kernel in $TAS_BZIMAGE: run without --no-build"
 ksft=$TAS_KOUT/kselftest_install
@@ -58,15 +61,18 @@ ksft=$TAS_KOUT/kselftest_install
 
 [ -x "$TAS_KOUT/userspace/tas-stress" ] || tas_die "no tas-stress: run without --no-build"
 [ -x "$TAS_KOUT/userspace/tas-fuzz" ] || tas_die "no tas-fuzz: run without --no-build"
+[ -x "$TAS_KOUT/userspace/tas-demo" ] || tas_die "no tas-demo: run without --no-build"
 unload_rounds=${TAS_UNLOAD_ROUNDS:-20}
 fuzz_seconds=${TAS_FUZZ_SECONDS:-0}
 fuzz_seed=${TAS_FUZZ_SEED:-1}
 kselftests=${TAS_KSELFTESTS:-1}
+demo=${TAS_DEMO:-$kselftests}
 tas_initramfs kselftest "$TAS_QEMU_DIR/init-kselftest" \
 	"$TAS_QEMU_DIR/guest.sh:etc/tas/guest.sh" "$ksft:kselftest" \
 	"$TAS_ROOT/docs/uapi-errors.md:etc/tas/uapi-errors.md" \
 	"$TAS_KOUT/userspace/tas-stress:bin/tas-stress" \
-	"$TAS_KOUT/userspace/tas-fuzz:bin/tas-fuzz"
+	"$TAS_KOUT/userspace/tas-fuzz:bin/tas-fuzz" \
+	"$TAS_KOUT/userspace/tas-demo:bin/tas-demo"
 
 
 append="kunit.enable=0"
@@ -74,6 +80,7 @@ append="kunit.enable=0"
 # Unknown key=value words of the command line end up in init's environment.
 append="$append TAS_UNLOAD_ROUNDS=$unload_rounds TAS_KSELFTESTS=$kselftests"
 append="$append TAS_FUZZ_SECONDS=$fuzz_seconds TAS_FUZZ_SEED=$fuzz_seed"
+append="$append TAS_DEMO=$demo"
 log=$TAS_KOUT/qemu-test.log
 rc=0
 tas_boot "$log" "$append" || rc=$?
@@ -113,6 +120,30 @@ if [ "$fuzz_seconds" -gt 0 ]; then
 	failed=$((failed + TAS_FAIL + TAS_SKIP + TAS_MISSING))
 	[ "$TAS_PASS" -eq 1 ] || bad=1
 	passed=$((passed + TAS_PASS))
+fi
+
+# The demo's graph as pictures and a Perfetto trace: tas_viz.py's own tests,
+# then the guest's run converted and read back with Perfetto's schema.
+if [ "$demo" -eq 1 ]; then
+	py=$TAS_TOOLS/venv/bin/python
+	viz=$TAS_KOUT/qemu-test-viz
+	if "$py" "$TAS_ROOT/tools/test_viz.py" >"$viz.test.log" 2>&1; then
+		echo "ok - tas_viz: $(grep -o 'Ran [0-9]* tests' "$viz.test.log")"
+		passed=$((passed + 1))
+	else
+		cat "$viz.test.log" >&2
+		echo "not ok - tas_viz: its tests failed"
+		failed=$((failed + 1))
+		bad=1
+	fi
+	if "$py" "$TAS_ROOT/tools/tas_viz.py" --check "$log" "$viz"; then
+		echo "ok - tas_viz: the guest's demo run as pictures and a Perfetto trace"
+		passed=$((passed + 1))
+	else
+		echo "not ok - tas_viz: the guest's demo run"
+		failed=$((failed + 1))
+		bad=1
+	fi
 fi
 
 if grep -q '^CONFIG_DRM_TAS=m' "$TAS_KOUT/.config" && [ "$unload_rounds" -gt 0 ]; then

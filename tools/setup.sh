@@ -61,15 +61,17 @@ if ! "$TAS_TOOLS/bin/bindgen" --version 2>/dev/null | grep -q "0.71.1"; then
 	cargo install bindgen-cli --version 0.71.1 --locked --root "$TAS_TOOLS" -q
 fi
 
-# b4, PyYAML (tools/series.py), ply (checkpatch's spdxcheck) and Sphinx with
-# the theme the kernel's docs build uses (make htmldocs) from PyPI, in their
-# own virtual environment.
+# b4, PyYAML (tools/series.py), ply (checkpatch's spdxcheck), Sphinx with
+# the theme the kernel's docs build uses (make htmldocs), matplotlib and
+# Perfetto's Python package (tools/tas_viz.py: pictures and Perfetto traces,
+# written with Perfetto's own protobuf schema) from PyPI, in their own virtual
+# environment.
 if ! "$TAS_TOOLS/venv/bin/b4" --version >/dev/null 2>&1 ||
-	! "$TAS_TOOLS/venv/bin/python" -c 'import yaml, ply, sphinx, alabaster' 2>/dev/null; then
-	log "installing b4, PyYAML, ply and Sphinx into $TAS_TOOLS/venv"
+	! "$TAS_TOOLS/venv/bin/python" -c 'import yaml, ply, sphinx, alabaster, matplotlib, perfetto.trace_builder' 2>/dev/null; then
+	log "installing b4, PyYAML, ply, Sphinx, matplotlib and perfetto into $TAS_TOOLS/venv"
 	python3 -m venv "$TAS_TOOLS/venv"
 	"$TAS_TOOLS/venv/bin/pip" install -q 'b4==0.16.*' 'PyYAML>=6' 'ply>=3.11' \
-		'Sphinx==9.0.*' 'alabaster>=1'
+		'Sphinx==9.0.*' 'alabaster>=1' 'matplotlib>=3.8' 'perfetto==0.59.*'
 fi
 
 "$(dirname "$0")/fetch-base.sh"

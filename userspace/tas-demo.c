@@ -10,7 +10,12 @@
  * Built statically against the kernel's uAPI headers, no libdrm:
  *   cc -static -isystem $KOUT/usr/include -o tas-demo tas-demo.c
  *
- * Usage: tas-demo [TRACE_FILE]   (default /sys/kernel/tracing/trace)
+ * Usage: tas-demo [TRACE_FILE | --no-trace]
+ *   TRACE_FILE   default /sys/kernel/tracing/trace
+ *   --no-trace   the device and the graph runs only, no events
+ *
+ * After the timelines it prints the graph and both runs as "TAS-DATA" lines
+ * of JSON, which tools/tas_viz.py turns into pictures and a Perfetto trace.
  */
 
 #include <errno.h>
@@ -356,6 +361,42 @@ static void print_nodes(const struct tas_graph *g,
 }
 
 /*
+ * The graph and the node times of one or both runs, one JSON object per line
+ * behind a "TAS-DATA " tag, for tools/tas_viz.py on the host: it draws them
+ * and converts them into a Perfetto trace. Lines stay short, so that kernel
+ * messages on the same console cannot split one.
+ */
+static void print_records(const struct tas_graph *g, const char *run,
+			  const struct drm_tas_node_info *info)
+{
+	unsigned int i, r;
+
+	if (!info) {
+		printf("TAS-DATA {\"graph\":\"transformer\",\"nodes\":%u,\"edges\":%u,\"rings\":[",
+		       g->n, g->e);
+		for (r = 0; r < g->num_rings; r++)
+			printf("%s\"%s\"", r ? "," : "",
+			       r < TAS_TF_RINGS ? demo_ring_names[r] : "ring");
+		printf("]}\n");
+		for (i = 0; i < g->n; i++)
+			printf("TAS-DATA {\"node\":%u,\"name\":\"%s\",\"ring\":%u,\"class\":%u,\"gang\":%u,\"duration_ns\":%llu}\n",
+			       i, g->names[i], g->nodes[i].ring, g->nodes[i].class,
+			       g->nodes[i].gang,
+			       (unsigned long long)g->nodes[i].duration_ns);
+		for (i = 0; i < g->e; i++)
+			printf("TAS-DATA {\"edge\":[%u,%u]}\n", g->edges[i].from,
+			       g->edges[i].to);
+		return;
+	}
+	for (i = 0; i < g->n; i++)
+		printf("TAS-DATA {\"run\":\"%s\",\"node\":%u,\"queued_ns\":%llu,\"ready_ns\":%llu,\"started_ns\":%llu,\"finished_ns\":%llu,\"error\":%d}\n",
+		       run, i, (unsigned long long)info[i].queued_ns,
+		       (unsigned long long)info[i].ready_ns,
+		       (unsigned long long)info[i].started_ns,
+		       (unsigned long long)info[i].finished_ns, info[i].error);
+}
+
+/*
  * Runs the transformer forward + backward graph twice, with the stock FIFO
  * dispatch and with the graph dispatcher, and prints both.
  */
@@ -401,6 +442,9 @@ static int run_transformer(int fd)
 	       tas.work / 1e6 / g.num_rings, tas.ratio);
 	printf("speedup of the dispatcher over the stock dispatch: %.3f\n",
 	       (double)fifo.makespan / tas.makespan);
+	print_records(&g, NULL, NULL);
+	print_records(&g, "fifo", fifo_info);
+	print_records(&g, "dispatcher", info);
 	tas_graph_free(&g);
 	return 0;
 }
@@ -420,6 +464,9 @@ int main(int argc, char **argv)
 	}
 	if (fd >= 0)
 		close(fd);
+	/* "--no-trace": the graph only, for a kernel booted without events. */
+	if (argc > 1 && !strcmp(argv[1], "--no-trace"))
+		return ret;
 	if (show_trace(argc > 1 ? argv[1] : "/sys/kernel/tracing/trace"))
 		ret = 1;
 	return ret;

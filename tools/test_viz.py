@@ -1,0 +1,125 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""Tests of tools/tas_viz.py: the Perfetto trace it writes for a small graph,
+read back with Perfetto's schema, and the check failing on broken traces
+(run by tools/qemu-test.sh before it converts the guest's real run)."""
+
+import os
+import sys
+import tempfile
+import unittest
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import tas_viz  # noqa: E402
+from perfetto.protos.perfetto.trace.perfetto_trace_pb2 import (  # noqa: E402
+    Trace, TrackEvent)
+
+MS = 1000000
+T0 = 1000 * MS
+
+# Four nodes on two rings: 0 -> 1, 0 -> 2, 2 -> 3. In the dispatcher run,
+# node 3 (latency class) starts while node 1 still runs on ring 0, as a ring
+# that preempts between chunks does, and in the FIFO run node 3 never ran.
+LOG = """\
+[    1.0] some kernel message
+TAS-DATA {"graph":"transformer","nodes":4,"edges":3,"rings":["compute0","copy"]}
+TAS-DATA {"node":0,"name":"a","ring":1,"class":0,"gang":0,"duration_ns":1000000}
+TAS-DATA {"node":1,"name":"b","ring":0,"class":2,"gang":0,"duration_ns":4000000}
+TAS-DATA {"node":2,"name":"c","ring":1,"class":0,"gang":0,"duration_ns":1000000}
+TAS-DATA {"node":3,"name":"d","ring":0,"class":1,"gang":0,"duration_ns":1000000}
+TAS-DATA {"edge":[0,1]}
+TAS-DATA {"edge":[0,2]}
+TAS-DATA {"edge":[2,3]}
+"""
+
+
+def run(name, times):
+    """Run records; times are from T0 (CLOCK_MONOTONIC), 0 for "never"."""
+    def t(x):
+        return T0 + x if x else 0
+    return "".join(
+        f'TAS-DATA {{"run":"{name}","node":{i},"queued_ns":{T0 + q},"ready_ns":{t(r)},'
+        f'"started_ns":{t(s)},"finished_ns":{t(f)},"error":{e}}}\r\n'
+        for i, (q, r, s, f, e) in enumerate(times))
+
+
+FIFO = run("fifo", [(0, 1, 1, MS, 0), (0, MS, MS, 5 * MS, 0),
+                    (0, MS, MS, 2 * MS, 0), (0, 2 * MS, 0, 0, -125)])
+DISPATCHER = run("dispatcher", [(0, 1, 1, MS, 0), (0, MS, MS, 6 * MS, 0),
+                                (0, MS, MS, 2 * MS, 0), (0, 2 * MS, 2 * MS, 3 * MS, 0)])
+
+
+class VizTest(unittest.TestCase):
+    def setUp(self):
+        self.dir = tempfile.TemporaryDirectory()
+        self.log = os.path.join(self.dir.name, "console.log")
+        with open(self.log, "w") as f:
+            f.write(LOG + FIFO + DISPATCHER)
+        self.parsed = tas_viz.parse(self.log)
+
+    def tearDown(self):
+        self.dir.cleanup()
+
+    def trace(self):
+        return Trace.FromString(tas_viz.perfetto_trace(*self.parsed))
+
+    def check(self, trace):
+        return tas_viz.check_trace(trace.SerializeToString(), *self.parsed)
+
+    def test_trace_structure(self):
+        # 7 slices (node 3 did not run in the FIFO run), flows 0->1, 0->2
+        # in both runs and 2->3 in the dispatcher run only; ring 0 of the
+        # dispatcher run needs a second lane for the overlapping node 3.
+        summary = self.check(self.trace())
+        self.assertEqual(summary, "2 runs, 5 ring tracks, 7 slices, 5 flows, 4 counters")
+
+    def test_critical_path(self):
+        graph, nodes, edges, runs = self.parsed
+        self.assertEqual(tas_viz.critical_path(nodes, edges, runs["dispatcher"]), {0, 1})
+        self.assertEqual(tas_viz.critical_path(nodes, edges, runs["fifo"]), {0, 1})
+
+    def test_missing_end_fails(self):
+        trace = self.trace()
+        ends = [i for i, p in enumerate(trace.packet)
+                if p.track_event.type == TrackEvent.TYPE_SLICE_END]
+        del trace.packet[ends[-1]]
+        with self.assertRaisesRegex(tas_viz.VizError, "left open"):
+            self.check(trace)
+
+    def test_missing_flow_fails(self):
+        trace = self.trace()
+        for p in trace.packet:
+            if p.track_event.terminating_flow_ids:
+                del p.track_event.terminating_flow_ids[0]
+                break
+        with self.assertRaisesRegex(tas_viz.VizError, "flows"):
+            self.check(trace)
+
+    def test_missing_slice_fails(self):
+        trace = self.trace()
+        kept = [p for p in trace.packet
+                if not (p.track_event.name == "a" or
+                        (p.track_event.type == TrackEvent.TYPE_SLICE_END and
+                         p.timestamp == T0 + MS and p.track_event.track_uuid ==
+                         next(q.track_event.track_uuid for q in trace.packet
+                              if q.track_event.name == "a")))]
+        del trace.packet[:]
+        trace.packet.extend(kept)
+        with self.assertRaisesRegex(tas_viz.VizError, "slice"):
+            self.check(trace)
+
+    def test_truncated_log_fails(self):
+        with open(self.log, "w") as f:
+            f.write(LOG + FIFO)
+        with self.assertRaisesRegex(tas_viz.VizError, "dispatcher"):
+            tas_viz.parse(self.log)
+
+    def test_pictures(self):
+        out = tas_viz.draw(*self.parsed, self.dir.name)
+        self.assertEqual(len(out), 4)
+        for p in out:
+            self.assertGreater(os.path.getsize(p), 1000, p)
+
+
+if __name__ == "__main__":
+    unittest.main()
