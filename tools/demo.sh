@@ -37,23 +37,47 @@ tas_build_user tas-demo
 
 tas_initramfs demo "$TAS_QEMU_DIR/init-demo" \
 	"$TAS_QEMU_DIR/guest.sh:etc/tas/guest.sh" \
-	"$TAS_KOUT/userspace/tas-demo:bin/tas-demo"
+	"$TAS_KOUT/userspace/tas-demo:bin/tas-demo" \
+	"$TAS_ROOT/bpftrace:etc/tas/bpftrace"
+
+# The bpftrace scripts run on the host's bpftrace (tools/setup.sh installs
+# it), in the host's root file system shared with the guest.
+TAS_HOSTROOT=0
+command -v bpftrace >/dev/null && TAS_HOSTROOT=1
+export TAS_HOSTROOT
 
 log=$TAS_KOUT/demo.log
 rc=0
 # The default trace clock falls back to jiffies resolution under TCG (unstable
 # TSC); the monotonic clock keeps event timestamps fine-grained.
-tas_boot "$log" "trace_event=gpu_scheduler:* trace_clock=mono kunit.filter_glob=$glob" || rc=$?
+tas_boot "$log" "trace_event=gpu_scheduler:* trace_clock=mono kunit.filter_glob=$glob TAS_HOSTROOT=$TAS_HOSTROOT" || rc=$?
 
 echo "== KUnit ($glob) at boot"
 sed '/^TAS-GUEST:/,$d' "$log" | grep -E '^ *(# Subtest:|(not )?ok [0-9]+ |# Totals:|# [a-z_]+: pass:)' ||
 	echo "no KUnit results in the log (suite '$glob' not built in?)"
 echo
 sed -n '/^TAS-DEMO-START$/,/^TAS-DEMO-END$/p' "$log" | sed '1d;$d' | grep -v '^TAS-DATA '
+vopts=()
+if [ "$TAS_HOSTROOT" -eq 1 ]; then
+	echo
+	echo "== bpftrace scripts of the project (bpftrace/), around one more run of the graph"
+	sed -n '/^TAS-BPFTRACE-START /,/^TAS-BPFTRACE-END$/p' "$log" |
+		sed -e 's/^TAS-BPFTRACE-START \(.*\)/-- bpftrace \1 -c tas-demo/' -e '/^TAS-BPFTRACE-END$/d'
+	echo
+	echo "== trace-cmd record of one more run of the graph: the start of trace-cmd report"
+	sed -n '/^TAS-TRACECMD-START$/,/^TAS-TRACECMD-END$/p' "$log" | sed '1d;$d'
+	echo
+	echo "== the same figures read back from its trace.dat with libtracecmd (userspace/tas-tracedat)"
+	tas_build_tracedat
+	mkdir -p "$TAS_KOUT/demo"
+	"$TAS_KOUT/userspace/tas-tracedat" "$TAS_KOUT/guest-out/trace.dat" | tee "$TAS_KOUT/demo/tracedat.txt"
+	cp "$TAS_KOUT/guest-out/trace.dat" "$TAS_KOUT/demo/trace.dat"
+	vopts=(--bpftrace --tracedat "$TAS_KOUT/demo/tracedat.txt")
+fi
 echo
 echo "== Pictures and a Perfetto trace of the transformer runs (tools/tas_viz.py)"
 viz=0
-"$TAS_TOOLS/venv/bin/python" "$TAS_ROOT/tools/tas_viz.py" --check "$log" "$TAS_KOUT/demo" || viz=1
+"$TAS_TOOLS/venv/bin/python" "$TAS_ROOT/tools/tas_viz.py" --check "${vopts[@]}" "$log" "$TAS_KOUT/demo" || viz=1
 echo "(open the .pftrace file with \"Open trace file\" in the Perfetto UI)"
 
 bad=0

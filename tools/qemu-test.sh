@@ -67,12 +67,20 @@ fuzz_seconds=${TAS_FUZZ_SECONDS:-0}
 fuzz_seed=${TAS_FUZZ_SEED:-1}
 kselftests=${TAS_KSELFTESTS:-1}
 demo=${TAS_DEMO:-$kselftests}
+# bpftrace in the guest needs the host's: where it is installed, the demo
+# runs the project's bpftrace scripts too (TAS_HOSTROOT=0 skips them).
+if [ -z "${TAS_HOSTROOT:-}" ]; then
+	TAS_HOSTROOT=0
+	[ "$demo" -eq 0 ] || ! command -v bpftrace >/dev/null || TAS_HOSTROOT=1
+fi
+export TAS_HOSTROOT
 tas_initramfs kselftest "$TAS_QEMU_DIR/init-kselftest" \
 	"$TAS_QEMU_DIR/guest.sh:etc/tas/guest.sh" "$ksft:kselftest" \
 	"$TAS_ROOT/docs/uapi-errors.md:etc/tas/uapi-errors.md" \
 	"$TAS_KOUT/userspace/tas-stress:bin/tas-stress" \
 	"$TAS_KOUT/userspace/tas-fuzz:bin/tas-fuzz" \
-	"$TAS_KOUT/userspace/tas-demo:bin/tas-demo"
+	"$TAS_KOUT/userspace/tas-demo:bin/tas-demo" \
+	"$TAS_ROOT/bpftrace:etc/tas/bpftrace"
 
 
 append="kunit.enable=0"
@@ -80,7 +88,7 @@ append="kunit.enable=0"
 # Unknown key=value words of the command line end up in init's environment.
 append="$append TAS_UNLOAD_ROUNDS=$unload_rounds TAS_KSELFTESTS=$kselftests"
 append="$append TAS_FUZZ_SECONDS=$fuzz_seconds TAS_FUZZ_SEED=$fuzz_seed"
-append="$append TAS_DEMO=$demo"
+append="$append TAS_DEMO=$demo TAS_HOSTROOT=$TAS_HOSTROOT"
 log=$TAS_KOUT/qemu-test.log
 rc=0
 tas_boot "$log" "$append" || rc=$?
@@ -136,8 +144,19 @@ if [ "$demo" -eq 1 ]; then
 		failed=$((failed + 1))
 		bad=1
 	fi
-	if "$py" "$TAS_ROOT/tools/tas_viz.py" --check "$log" "$viz"; then
-		echo "ok - tas_viz: the guest's demo run as pictures and a Perfetto trace"
+	vopts=()
+	if [ "$TAS_HOSTROOT" -eq 1 ]; then
+		# The guest's trace-cmd recording, read back with libtracecmd.
+		sed -n '/^TAS-BPFTRACE-START /,/^TAS-TRACECMD-END$/p' "$log"
+		tas_build_tracedat
+		"$TAS_KOUT/userspace/tas-tracedat" "$TAS_KOUT/guest-out/trace.dat" >"$viz.tracedat" ||
+			tas_log "tas-tracedat could not read the guest's trace.dat"
+		vopts=(--bpftrace --tracedat "$viz.tracedat")
+	else
+		tas_log "bpftrace is not installed: the demo runs without bpftrace and trace-cmd"
+	fi
+	if "$py" "$TAS_ROOT/tools/tas_viz.py" --check "${vopts[@]}" "$log" "$viz"; then
+		echo "ok - tas_viz: the guest's demo run as pictures and a Perfetto trace${vopts:+, bpftrace and trace-cmd}"
 		passed=$((passed + 1))
 	else
 		echo "not ok - tas_viz: the guest's demo run"

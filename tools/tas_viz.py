@@ -24,7 +24,12 @@ drm_sched dispatch, "dispatcher": the graph dispatcher). Writes to OUTDIR:
 --check reads the trace back with Perfetto's own protobuf schema and checks
 its structure against the graph: one ring track per ring and run, a matched
 begin and end per node that ran, a flow per edge between nodes that ran, a
-counter per ring that returns to zero. Exits 1 if a check fails.
+counter per ring that returns to zero. With --bpftrace it also checks the
+maps that the project's bpftrace scripts (bpftrace/) printed into LOG, and
+with --tracedat FILE those of userspace/tas-tracedat (FILE) read from a
+trace-cmd recording: each recorded one more run of the graph in the guest,
+and every histogram must count every job of it once. Exits 1 if a check
+fails.
 
 Needs matplotlib and perfetto (with protobuf), which tools/setup.sh installs
 into the tools' virtual environment.
@@ -389,10 +394,83 @@ def check_trace(data, graph, nodes, edges, runs):
             f"{len(begun_flows)} flows, {len(counters)} counters")
 
 
+def parse_maps(lines):
+    """bpftrace's printed maps in @lines: {map key: value}, where a
+    histogram's value is the sum of its buckets' counts."""
+    maps, key = {}, None
+    for line in lines:
+        line = line.rstrip("\n")
+        if line.startswith("@"):
+            name, _, rest = line.partition(":")
+            rest = rest.strip()
+            if rest:
+                maps[name] = int(rest)
+                key = None
+            else:
+                key = name
+                maps[key] = 0
+        elif key and line.startswith("[") and "|" in line:
+            # "[4, 8)      12 |@@@@@   |": the count before the bar.
+            maps[key] += int(line.split("|")[0].split()[-1])
+    return maps
+
+
+def parse_bpftrace(path):
+    """The maps that each bpftrace script printed between TAS-BPFTRACE-START
+    NAME and TAS-BPFTRACE-END lines of @path: {script: maps}."""
+    scripts, cur = {}, None
+    with open(path, errors="replace") as f:
+        for line in f:
+            if line.startswith("TAS-BPFTRACE-START "):
+                cur = scripts.setdefault(line.split(" ", 1)[1].strip(), [])
+            elif line.startswith("TAS-BPFTRACE-END"):
+                cur = None
+            elif cur is not None:
+                cur.append(line)
+    return {name: parse_maps(lines) for name, lines in scripts.items()}
+
+
+# The maps each source prints and the histograms that count each job once:
+# the two bpftrace scripts, and tas-tracedat's reading of a trace-cmd
+# recording (all three histograms).
+FAMILIES = {
+    "drm_sched_waits.bt": (("@jobs", ("@deps_us[", "@ring_us[")),),
+    "drm_sched_chain_depth.bt": (("@jobs", ("@depth[",)),),
+    "trace.dat": (("@jobs", ("@deps_us[", "@ring_us[")),
+                  ("@resolved", ("@depth[",))),
+}
+
+
+def check_maps(source, maps, graph):
+    """Checks the maps of one source, which recorded one more tas-demo run
+    (both dispatch modes): every job of it counted once in the count and in
+    each histogram family. Returns a summary."""
+    jobs = 2 * graph["nodes"]
+    out = []
+    if source not in FAMILIES:
+        raise VizError(f"unknown source of maps {source}")
+    for count, family in FAMILIES[source]:
+        if maps.get(count) != jobs:
+            raise VizError(f"{source}: {count} {maps.get(count)}, "
+                           f"the demo's two runs have {jobs} jobs")
+        for prefix in family:
+            hist = {k: v for k, v in maps.items() if k.startswith(prefix)}
+            if not hist or sum(hist.values()) != jobs:
+                raise VizError(f"{source}: the {prefix}...] histograms count "
+                               f"{sum(hist.values())} jobs, not {jobs}")
+        out.append(f"{count} {jobs}")
+    rings = {k.split("[", 1)[1].split(",")[0].rstrip("]") for k in maps if "[" in k}
+    return f"{source}: {', '.join(out)}, {len(rings)} rings"
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--check", action="store_true",
                     help="read the Perfetto trace back and check it")
+    ap.add_argument("--bpftrace", action="store_true",
+                    help="with --check: LOG must hold the bpftrace scripts' maps")
+    ap.add_argument("--tracedat", metavar="FILE",
+                    help="with --check: check tas-tracedat's output FILE too")
     ap.add_argument("log")
     ap.add_argument("outdir")
     a = ap.parse_args()
@@ -408,6 +486,17 @@ def main():
         if a.check:
             with open(trace, "rb") as f:
                 summary = ": " + check_trace(f.read(), graph, nodes, edges, runs) + ", ok"
+            scripts = parse_bpftrace(a.log)
+            if a.bpftrace:
+                for script in ("drm_sched_waits.bt", "drm_sched_chain_depth.bt"):
+                    if script not in scripts:
+                        raise VizError(f"no output of bpftrace {script} in {a.log}")
+                    summary += ("\ntas-viz: bpftrace " +
+                                check_maps(script, scripts[script], graph) + ", ok")
+            if a.tracedat:
+                with open(a.tracedat) as f:
+                    summary += ("\ntas-viz: trace-cmd + tas-tracedat " +
+                                check_maps("trace.dat", parse_maps(f), graph) + ", ok")
     except VizError as e:
         print(f"tas-viz: {e}", file=sys.stderr)
         return 1

@@ -66,6 +66,72 @@ tas_unload_rounds() {
 	done
 }
 
+# Mount the host's root file system, which tas_boot shares read-only over
+# virtio 9p with TAS_HOSTROOT=1 (as virtme-ng does), on /host, with this
+# guest's /proc, /sys, /dev, tracefs and a tmpfs /tmp inside, so that host
+# programs (bpftrace, trace-cmd) run in it with chroot. Fails without the share.
+tas_hostroot() {
+	[ -d /host/usr ] && return 0
+	mkdir -p /host
+	mount -t 9p -o trans=virtio,version=9p2000.L,ro,cache=loose tas-host /host ||
+		return 1
+	mount -o bind /proc /host/proc &&
+		mount -o bind /sys /host/sys &&
+		mount -t tracefs tracefs /host/sys/kernel/tracing &&
+		mount -o bind /dev /host/dev &&
+		mount -t tmpfs tmpfs /host/tmp &&
+		mkdir /host/tmp/out &&
+		mount -t 9p -o trans=virtio,version=9p2000.L tas-out /host/tmp/out
+}
+
+# tas_demo_script: /tmp/run-demo in the host's root file system, one run of
+# tas-demo's graph with its output in /tmp/tas-demo.out.
+tas_demo_script() {
+	[ -x /host/tmp/run-demo ] && return 0
+	cp /bin/tas-demo /host/tmp/tas-demo
+	printf '#!/bin/sh\nexec /tmp/tas-demo --no-trace >/tmp/tas-demo.out\n' >/host/tmp/run-demo
+	chmod +x /host/tmp/run-demo
+}
+
+# tas_bpftrace SCRIPT...: run each bpftrace script of the project
+# (/etc/tas/bpftrace) on the host's bpftrace, in the host's root file system,
+# around one run of tas-demo's graph; its maps go to the console between
+# TAS-BPFTRACE-START NAME and TAS-BPFTRACE-END lines.
+tas_bpftrace() {
+	tas_hostroot || { echo "TAS-GUEST: no host root file system (TAS_HOSTROOT=1)"; return 1; }
+	tas_demo_script
+	ret=0
+	for script; do
+		cp "/etc/tas/bpftrace/$script" "/host/tmp/$script"
+		echo "TAS-BPFTRACE-START $script"
+		chroot /host /usr/bin/bpftrace "/tmp/$script" -c /tmp/run-demo || ret=1
+		echo "TAS-BPFTRACE-END"
+	done
+	return "$ret"
+}
+
+# tas_tracecmd: the host's trace-cmd records the drm_sched latency events of
+# one more run of tas-demo's graph into trace.dat, which goes to the host
+# (the tas-out share, $TAS_KOUT/guest-out) for userspace/tas-tracedat; the
+# start of trace-cmd's own report goes to the console between
+# TAS-TRACECMD-START and TAS-TRACECMD-END.
+tas_tracecmd() {
+	tas_hostroot || { echo "TAS-GUEST: no host root file system (TAS_HOSTROOT=1)"; return 1; }
+	tas_demo_script
+	ret=0
+	echo "TAS-TRACECMD-START"
+	chroot /host /bin/sh -c 'cd /tmp &&
+		trace-cmd record -e gpu_scheduler:drm_sched_job_dispatch \
+			-e gpu_scheduler:drm_sched_job_deps_resolved \
+			-o /tmp/trace.dat /tmp/run-demo >/tmp/record.out 2>&1 &&
+		cp /tmp/trace.dat /tmp/out/trace.dat &&
+		trace-cmd report -i /tmp/trace.dat >/tmp/report.out' || ret=1
+	[ "$ret" -eq 0 ] || cat /host/tmp/record.out
+	head -n 12 /host/tmp/report.out
+	echo "TAS-TRACECMD-END"
+	return "$ret"
+}
+
 # tas_fuzz SECONDS SEED: userspace/tas-fuzz for SECONDS with SEED, as one
 # TAP test. The errno table is docs/uapi-errors.md of the project.
 tas_fuzz() {

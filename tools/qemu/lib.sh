@@ -149,6 +149,16 @@ tas_build_user() {
 		tas_die "building userspace/$name failed"
 }
 
+# tas_build_tracedat: userspace/tas-tracedat, for the host (it reads the
+# guest's trace-cmd recordings with the host's libtracecmd).
+tas_build_tracedat() {
+	mkdir -p "$TAS_KOUT/userspace"
+	# shellcheck disable=SC2046 # pkg-config prints one word per option
+	${CC:-cc} -O2 -Wall -Wextra -Werror -o "$TAS_KOUT/userspace/tas-tracedat" \
+		"$TAS_ROOT/userspace/tas-tracedat.c" $(pkg-config --cflags --libs libtracecmd) ||
+		tas_die "building userspace/tas-tracedat failed (libtracecmd-dev installed?)"
+}
+
 # tas_initramfs NAME INIT [SRC:DST]...: pack busybox, the init script INIT,
 # the tas module when the kernel has it as one (lib/modules/tas.ko, loaded by
 # the guest's setup) and the given files or directories (copied to DST in the
@@ -186,12 +196,23 @@ tas_boot() {
 	local log=$1 append=$2 rc=0
 
 	tas_log "booting in QEMU (TCG, timeout ${TAS_BOOT_TIMEOUT} s), console log in $log"
+	local share=()
+	# The host's root file system, read only, for host programs in the
+	# guest (tas_hostroot in guest.sh: bpftrace and trace-cmd run in the
+	# guest), and a directory it writes files to the host in,
+	# $TAS_KOUT/guest-out (emptied first).
+	if [ "${TAS_HOSTROOT:-0}" -eq 1 ]; then
+		rm -rf "$TAS_KOUT/guest-out"
+		mkdir -p "$TAS_KOUT/guest-out"
+		share=(-virtfs "local,path=/,mount_tag=tas-host,security_model=none,readonly=on,multidevs=remap"
+			-virtfs "local,path=$TAS_KOUT/guest-out,mount_tag=tas-out,security_model=none")
+	fi
 	# 1 GiB: under KASAN, kmemleak's and debugobjects' own objects take
 	# over 100 MiB, and the template-limit selftest holds 4 templates of
 	# 16384 nodes with their prepared instances; 512 MiB ran out (OOM).
 	timeout -k 10 "$TAS_BOOT_TIMEOUT" qemu-system-x86_64 -accel tcg \
 		-m 1024 -smp 2 -nographic -no-reboot \
-		-device virtio-gpu-pci \
+		-device virtio-gpu-pci "${share[@]}" \
 		-kernel "$TAS_BZIMAGE" -initrd "$TAS_INITRAMFS" \
 		-append "console=ttyS0 panic=-1 oops=panic $append $TAS_APPEND" \
 		</dev/null >"$log.raw" 2>&1 || rc=$?
