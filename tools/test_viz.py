@@ -114,6 +114,56 @@ class VizTest(unittest.TestCase):
         with self.assertRaisesRegex(tas_viz.VizError, "dispatcher"):
             tas_viz.parse(self.log)
 
+    # What bpftrace prints for drm_sched_waits.bt on exit, for the 4-node
+    # graph: 8 jobs in its two runs, and the graph ring's job that completes
+    # the FIFO run.
+    WAITS = """\
+Attaching 1 probe...
+@deps_us[tas-graph, 2]:
+[256K, 512K)           1 |@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@|
+
+@deps_us[tas-ring0, 2]:
+[0]                    3 |@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@|
+[1]                    0 |                                                    |
+[2, 4)                 1 |@@@@@@@@@@@@@@@@@                                   |
+
+@deps_us[tas-ring1, 1]:
+[16, 32)               4 |@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@|
+
+@jobs: 9
+@ring_us[tas-graph, 2]:
+[256, 512)             1 |@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@|
+
+@ring_us[tas-ring0, 2]:
+[1K, 2K)               4 |@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@|
+
+@ring_us[tas-ring1, 1]:
+[0]                    4 |@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@|
+
+"""
+
+    def test_bpftrace_maps(self):
+        graph = self.parsed[0]
+        with open(self.log, "a") as f:
+            f.write("TAS-BPFTRACE-START drm_sched_waits.bt\n" + self.WAITS +
+                    "TAS-BPFTRACE-END\n")
+        maps = tas_viz.parse_bpftrace(self.log)["drm_sched_waits.bt"]
+        self.assertEqual(maps["@jobs"], 9)
+        self.assertEqual(maps["@deps_us[tas-ring0, 2]"], 4)
+        self.assertEqual(tas_viz.check_maps("drm_sched_waits.bt", maps, graph),
+                         "drm_sched_waits.bt: @jobs 9 (8 nodes), 3 schedulers")
+
+    def test_bpftrace_lost_job_fails(self):
+        graph = self.parsed[0]
+        maps = tas_viz.parse_maps(self.WAITS.replace("[0]                    4",
+                                                     "[0]                    3")
+                                  .splitlines())
+        with self.assertRaisesRegex(tas_viz.VizError, "@ring_us"):
+            tas_viz.check_maps("drm_sched_waits.bt", maps, graph)
+        maps = tas_viz.parse_maps(self.WAITS.replace("@jobs: 9", "@jobs: 7").splitlines())
+        with self.assertRaisesRegex(tas_viz.VizError, "@jobs is 7"):
+            tas_viz.check_maps("drm_sched_waits.bt", maps, graph)
+
     def test_pictures(self):
         out = tas_viz.draw(*self.parsed, self.dir.name)
         self.assertEqual(len(out), 4)

@@ -100,11 +100,19 @@ tas_demo_script() {
 tas_bpftrace() {
 	tas_hostroot || { echo "TAS-GUEST: no host root file system (TAS_HOSTROOT=1)"; return 1; }
 	tas_demo_script
+	# The test kernels have no BTF (CONFIG_DEBUG_INFO_BTF), from which
+	# bpftrace takes the kernel types of the trace events' fields elsewhere.
+	printf 'typedef %s;\n' 'unsigned char u8' 'unsigned short u16' \
+		'unsigned int u32' 'unsigned long long u64' 'signed char s8' \
+		'short s16' 'int s32' 'long long s64' >/host/tmp/kernel-types.h
 	ret=0
 	for script; do
 		cp "/etc/tas/bpftrace/$script" "/host/tmp/$script"
 		echo "TAS-BPFTRACE-START $script"
-		chroot /host /usr/bin/bpftrace "/tmp/$script" -c /tmp/run-demo || ret=1
+		# -c takes an ELF binary (bpftrace resolves it as a uprobe
+		# target), and splits its argument at spaces.
+		chroot /host /usr/bin/bpftrace --include /tmp/kernel-types.h \
+			"/tmp/$script" -c "/bin/sh /tmp/run-demo" || ret=1
 		echo "TAS-BPFTRACE-END"
 	done
 	return "$ret"
