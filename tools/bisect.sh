@@ -24,7 +24,8 @@ set -euo pipefail
 . "$(dirname "$0")/env.sh"
 
 # TAS_BISECT_FROM=K starts the prefixes at patch K (after the build with
-# the options off), e.g. to go on from a prefix that failed.
+# the options off), e.g. to go on from a prefix that failed; TAS_BISECT_TO=K
+# stops after patch K (e.g. to check new patches in the middle with --full).
 from=${TAS_BISECT_FROM:-1}
 full=0
 if [ "${1:-}" = --full ]; then
@@ -167,7 +168,7 @@ x86_one() { # label
 # one tools/kunit.sh runs.
 git -C "$TAS_TREE" checkout -q -f series
 build_one "patch $n/$n (options off: $(echo $new_syms))" off
-for k in $(seq "$from" "$n"); do
+for k in $(seq "$from" "${TAS_BISECT_TO:-$n}"); do
 	git -C "$TAS_TREE" checkout -q -f "$("$py" "$TAS_ROOT/tools/series.py" commit "$k")"
 	build_one "patch $k/$n (options on: $(echo $new_syms))" on
 	if [ "$full" -eq 1 ]; then
@@ -178,4 +179,5 @@ done
 git -C "$TAS_TREE" checkout -q -f series
 grep '^CONFIG_' "$TAS_ROOT/kunit/.kunitconfig" | cmp -s - "$kconfig" ||
 	echo "bisect: note: the last build's options differ from kunit/.kunitconfig; make kunit will reconfigure"
-echo "bisect: $([ "$from" -eq 1 ] && echo "all $n prefixes" || echo "prefixes $from-$n of $n") build$([ "$full" -eq 0 ] || echo ", pass their KUnit suites and build for x86_64") ($((SECONDS - t_all)) s)"
+to=${TAS_BISECT_TO:-$n}
+echo "bisect: $([ "$from" -eq 1 ] && [ "$to" -eq "$n" ] && echo "all $n prefixes" || echo "prefixes $from-$to of $n") build$([ "$full" -eq 0 ] || echo ", pass their KUnit suites and build for x86_64") ($((SECONDS - t_all)) s)"
