@@ -16,27 +16,48 @@
 # 10000, waiting for each other's syncobjs and killed at random); its counts
 # go to the "soak" entry of bench/results.json, and any violation fails.
 #
-# Usage: tools/bench.sh [--no-build] [--with-trace]
+# The samples behind latency_class_p99_gain become a picture,
+# bench/latency-classes.png and .svg (tools/tas_viz.py --bench).
+#
+# With --no-bpf the same benchmarks run on a kernel without the options that
+# tas.config adds for bpftrace and trace-cmd in the guest (BPF, kprobes, 9p,
+# networking: tools/qemu/bench-nobpf.config). The results go to
+# bench/results-nobpf.json and are printed beside those of bench/results.json
+# (from the last run without --no-bpf), each figure with its ratio.
+#
+# Usage: tools/bench.sh [--no-build] [--with-trace | --no-bpf]
 
 set -eu
 
-# A kernel of its own, without the debugging options of the test kernel.
-TAS_KOUT_NAME=x86-bench
-TAS_KCONFIG_EXTRA=$(realpath "$(dirname "$0")")/qemu/bench.config
-# The benchmarks take about 3 minutes, the soak a few more.
-: "${TAS_BOOT_TIMEOUT:=1800}"
-# shellcheck source=tools/qemu/lib.sh
-. "$(dirname "$0")/qemu/lib.sh"
-
 build=1
 trace=0
+nobpf=0
 for arg; do
 	case $arg in
 	--no-build) build=0 ;;
 	--with-trace) trace=1 ;;
-	*) tas_die "unknown argument '$arg' (see the header of $0)" ;;
+	--no-bpf) nobpf=1 ;;
+	*)
+		echo "${0##*/}: unknown argument '$arg' (see the header of $0)" >&2
+		exit 1
+		;;
 	esac
 done
+
+# A kernel of its own, without the debugging options of the test kernel.
+TAS_KOUT_NAME=x86-bench
+TAS_KCONFIG_EXTRA=$(realpath "$(dirname "$0")")/qemu/bench.config
+results=results.json
+if [ "$nobpf" -eq 1 ]; then
+	TAS_KOUT_NAME=x86-bench-nobpf
+	TAS_KCONFIG_EXTRA="$TAS_KCONFIG_EXTRA ${TAS_KCONFIG_EXTRA%/*}/bench-nobpf.config"
+	results=results-nobpf.json
+	trace=0
+fi
+# The benchmarks take about 3 minutes, the soak a few more.
+: "${TAS_BOOT_TIMEOUT:=1800}"
+# shellcheck source=tools/qemu/lib.sh
+. "$(dirname "$0")/qemu/lib.sh"
 
 if [ "$build" -eq 1 ]; then
 	tas_build_kernel
@@ -55,7 +76,7 @@ log=$TAS_KOUT/bench.log
 rc=0
 tas_boot "$log" "tas.num_rings=8 kunit.enable=0 TAS_SOAK_GRAPHS=${TAS_SOAK_GRAPHS:-10000}" || rc=$?
 
-sed -n '/^TAS-BENCH-START$/,/^TAS-BENCH-END$/p' "$log" | sed '1d;$d' | grep -v '^TAS-BENCH-JSON'
+sed -n '/^TAS-BENCH-START$/,/^TAS-BENCH-END$/p' "$log" | sed '1d;$d' | grep -v -E '^TAS-BENCH-(JSON|DATA) '
 sed -n '/^TAS-SOAK-START$/,/^TAS-SOAK-END$/p' "$log" | grep -E '^tas-fuzz'
 json=$(sed -n 's/^TAS-BENCH-JSON //p' "$log" | tail -n 1)
 soak=$(sed -n '/^TAS-SOAK-START$/,/^TAS-SOAK-END$/s/^TAS-FUZZ-JSON //p' "$log" | tail -n 1)
@@ -65,8 +86,8 @@ if [ -n "$json" ] && [ -n "$soak" ]; then
 	python3 -c 'import json, sys
 res = json.loads(sys.argv[1])
 res["soak"] = json.loads(sys.argv[2])
-print(json.dumps(res, indent=4))' "$json" "$soak" >"$TAS_ROOT/bench/results.json"
-	tas_log "wrote bench/results.json"
+print(json.dumps(res, indent=4))' "$json" "$soak" >"$TAS_ROOT/bench/$results"
+	tas_log "wrote bench/$results"
 else
 	tas_log "no results (or no soak results) in $log"
 	bad=1
@@ -77,6 +98,28 @@ if [ "$rc" -ne 0 ] || ! grep -q '^TAS-GUEST-DONE rc=0' "$log"; then
 fi
 tas_check_kernel_log "$log" || bad=1
 
+if [ "$bad" -eq 0 ]; then
+	pics=$TAS_ROOT/bench
+	[ "$nobpf" -eq 0 ] || pics=$TAS_KOUT/pictures
+	"$TAS_TOOLS/venv/bin/python" "$TAS_ROOT/tools/tas_viz.py" --bench "$log" "$pics" || bad=1
+fi
+
+if [ "$nobpf" -eq 1 ] && [ "$bad" -eq 0 ] && [ -f "$TAS_ROOT/bench/results.json" ]; then
+	python3 - "$TAS_ROOT/bench/results.json" "$TAS_ROOT/bench/$results" <<'EOP'
+import json, sys
+with_bpf = json.load(open(sys.argv[1]))
+without = json.load(open(sys.argv[2]))
+print("  the cost of tas.config's bpftrace options: the same figures on a kernel without them")
+print(f"  {'key':36} {'with':>10} {'without':>10} {'with/without':>13}")
+for key, w in with_bpf.items():
+    wo = without.get(key)
+    if not isinstance(w, (int, float)) or not isinstance(wo, (int, float)):
+        continue
+    ratio = f"{w / wo:13.3f}" if wo else f"{'-':>13}"
+    print(f"  {key:36} {w:10.3f} {wo:10.3f} {ratio}")
+EOP
+fi
+
 if [ "$trace" -eq 1 ] && [ "$bad" -eq 0 ]; then
 	ROUNDS=${ROUNDS:-8} "$TAS_ROOT/tools/bench-trace.sh" || bad=1
 	python3 - "$TAS_CACHE/bench-trace/results.json" "$TAS_ROOT/bench/results.json" <<'EOP' || bad=1
@@ -84,9 +127,13 @@ import json, sys
 trace = json.load(open(sys.argv[1]))
 res = json.load(open(sys.argv[2]))
 res["trace_disabled_overhead_pct"] = trace["disabled_overhead_pct"]
+res["trace_disabled_overhead_median_pct"] = trace["disabled_overhead_median_pct"]
 json.dump(res, open(sys.argv[2], "w"), indent=4)
 print(f"  trace_disabled_overhead_pct {trace['disabled_overhead_pct']:>21}   <= 1     "
-      f"drm_sched push-to-run cost, events compiled in but off / base ({trace['boots_per_kernel']} boots each)")
+      f"drm_sched push-to-run cost, events compiled in but off / base ({trace['boots_per_kernel']} boots each, "
+      f"each boot's fastest round)")
+print(f"  trace_disabled_overhead_median_pct {trace['disabled_overhead_median_pct']:>14}   -        "
+      f"the same from each boot's median round")
 EOP
 fi
 exit "$bad"

@@ -5,9 +5,10 @@
 # userspace/tas-demo program, boot in QEMU (TCG) with the gpu_scheduler trace
 # events enabled from boot and the drm_sched trace-event KUnit suite run by
 # the kernel, then let tas-demo print what the tas render node reports and
-# the recorded scheduler events with a per-job latency summary. The
-# transformer runs also become pictures (Gantt charts, wait histograms) and a
-# Perfetto trace in $TAS_OUT/x86/demo/ (tools/tas_viz.py).
+# the scheduler events recorded in tracefs (read with libtracefs) with a
+# per-job latency summary. The transformer runs also become pictures (Gantt
+# charts, wait histograms) and a Perfetto trace in $TAS_OUT/x86/demo/
+# (tools/tas_viz.py).
 #
 # Usage: tools/demo.sh [--no-build] [KUNIT_GLOB]
 #   KUNIT_GLOB  KUnit suites to run at boot (default drm_sched_trace*)

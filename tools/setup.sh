@@ -21,7 +21,7 @@ need_pkgs=(
 	rustc-web rust-web-src rust-web-clippy rustfmt-web
 	libclang-19-dev clang-19 llvm-19 lld-19
 	qemu-system-x86
-	bpftrace trace-cmd libtracecmd-dev pkg-config
+	bpftrace trace-cmd libtracecmd-dev libtracefs-dev libtraceevent-dev pkg-config
 )
 
 missing=()

@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 """Pictures and a Perfetto trace of a tas-demo run.
 
-Usage: tools/tas_viz.py [--check] LOG OUTDIR
+Usage: tools/tas_viz.py [--check [--bpftrace] [--tracedat FILE]] LOG OUTDIR
+       tools/tas_viz.py --bench LOG OUTDIR
 
 LOG is a console log (or any text) with the "TAS-DATA" lines that tas-demo
 prints: the transformer graph (rings, nodes, edges) and the per-node times
@@ -31,6 +32,15 @@ trace-cmd recording: each recorded one more run of the graph in the guest,
 and every histogram must count every job of it once. Exits 1 if a check
 fails.
 
+With --bench, LOG is the console log of tools/bench.sh instead, and the
+picture is that of the samples tas-bench prints as "TAS-BENCH-DATA" lines:
+
+  latency-classes.png, .svg     the latency (queued to finished) of the small
+                                probes submitted under batch saturation, with
+                                and without priority classes, as distribution
+                                functions with their p99 marked: the samples
+                                of latency_class_p99_gain
+
 Needs matplotlib and perfetto (with protobuf), which tools/setup.sh installs
 into the tools' virtual environment.
 """
@@ -51,27 +61,33 @@ class VizError(Exception):
     pass
 
 
+def records(path, tag):
+    """The JSON objects of the lines of @path that carry @tag (anywhere in the
+    line, as console lines may begin with other output)."""
+    with open(path, errors="replace") as f:
+        for line in f:
+            pos = line.find(tag + " ")
+            if pos < 0:
+                continue
+            try:
+                yield json.loads(line[pos + len(tag) + 1:].strip())
+            except json.JSONDecodeError as e:
+                raise VizError(f"{path}: a {tag} line is not JSON ({e}): {line.strip()}")
+
+
 def parse(path):
     """The graph and its runs from the TAS-DATA lines of @path."""
     graph, nodes, edges = None, {}, []
     runs = defaultdict(dict)
-    with open(path, errors="replace") as f:
-        for line in f:
-            pos = line.find("TAS-DATA ")
-            if pos < 0:
-                continue
-            try:
-                rec = json.loads(line[pos + len("TAS-DATA "):].strip())
-            except json.JSONDecodeError as e:
-                raise VizError(f"{path}: a TAS-DATA line is not JSON ({e}): {line.strip()}")
-            if "graph" in rec:
-                graph = rec
-            elif "edge" in rec:
-                edges.append(tuple(rec["edge"]))
-            elif "run" in rec:
-                runs[rec["run"]][rec["node"]] = rec
-            elif "node" in rec:
-                nodes[rec["node"]] = rec
+    for rec in records(path, "TAS-DATA"):
+        if "graph" in rec:
+            graph = rec
+        elif "edge" in rec:
+            edges.append(tuple(rec["edge"]))
+        elif "run" in rec:
+            runs[rec["run"]][rec["node"]] = rec
+        elif "node" in rec:
+            nodes[rec["node"]] = rec
     if graph is None:
         raise VizError(f"{path}: no TAS-DATA graph line (a tas-demo run prints it)")
     if len(nodes) != graph["nodes"] or len(edges) != graph["edges"]:
@@ -108,10 +124,27 @@ def critical_path(nodes, edges, times):
         path.add(cur)
 
 
-def draw(graph, nodes, edges, runs, outdir):
+def pyplot():
+    """matplotlib's pyplot, drawing into files only (no display)."""
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
+    return plt
+
+
+def save(fig, outdir, stem):
+    """Writes @fig as OUTDIR/STEM.png and .svg, closes it, returns the paths."""
+    out = []
+    for ext in ("png", "svg"):
+        p = os.path.join(outdir, f"{stem}.{ext}")
+        fig.savefig(p, dpi=110)
+        out.append(p)
+    pyplot().close(fig)
+    return out
+
+
+def draw(graph, nodes, edges, runs, outdir):
+    plt = pyplot()
     from matplotlib.patches import Patch
 
     rings = graph["rings"]
@@ -151,12 +184,7 @@ def draw(graph, nodes, edges, runs, outdir):
                  f"{len(edges)} edges, {len(rings)} rings", fontsize=11, x=0.01,
                  ha="left")
     fig.tight_layout(rect=(0, 0, 1, 0.95))
-    out = []
-    for ext in ("png", "svg"):
-        p = os.path.join(outdir, f"transformer-gantt.{ext}")
-        fig.savefig(p, dpi=110)
-        out.append(p)
-    plt.close(fig)
+    out = save(fig, outdir, "transformer-gantt")
 
     fig, ax = plt.subplots(figsize=(8, 3.6))
     waits = {}
@@ -174,12 +202,58 @@ def draw(graph, nodes, edges, runs, outdir):
     ax.set_ylabel("nodes")
     ax.legend(fontsize=8)
     fig.tight_layout()
-    for ext in ("png", "svg"):
-        p = os.path.join(outdir, f"transformer-waits.{ext}")
-        fig.savefig(p, dpi=110)
-        out.append(p)
-    plt.close(fig)
+    out += save(fig, outdir, "transformer-waits")
     return out
+
+
+def parse_bench(path):
+    """The latency probe samples of a tas-bench run, by classes (True/False)."""
+    probes = {}
+    for rec in records(path, "TAS-BENCH-DATA"):
+        if rec.get("kind") == "latency_probes":
+            probes[bool(rec["classes"])] = rec
+    for classes in (False, True):
+        if classes not in probes:
+            raise VizError(f"{path}: no latency probes {'with' if classes else 'without'} classes")
+        if not probes[classes]["latency_ns"]:
+            raise VizError(f"{path}: no samples in the latency probes")
+    return probes
+
+
+def p99(samples):
+    """The 99th percentile as tas-bench computes it (nearest rank)."""
+    v = sorted(samples)
+    i = (len(v) * 99 + 99) // 100
+    return v[i - 1 if i else 0]
+
+
+def draw_bench(probes, outdir):
+    fig, ax = pyplot().subplots(figsize=(8, 3.8))
+    rec = probes[False]
+    p99s = {}
+    for classes, label, colour in ((False, "without classes (all normal)", "tab:gray"),
+                                   (True, "with classes (probes latency, load batch)",
+                                    "tab:orange")):
+        ms = sorted(x / 1e6 for x in probes[classes]["latency_ns"])
+        p99s[classes] = p99(ms)
+        ys = [(i + 1) / len(ms) for i in range(len(ms))]
+        ax.step(ms, ys, where="post", color=colour,
+                label=f"{label}: p99 {p99s[classes]:.2f} ms")
+        ax.axvline(p99s[classes], color=colour, linestyle="--", linewidth=0.8)
+    ax.axvline(rec["probe_ns"] / 1e6, color="black", linewidth=0.8, linestyle=":",
+               label=f"a probe's own run time, {rec['probe_ns'] / 1e6:g} ms")
+    ax.set_xscale("log")
+    ax.set_xlabel("probe latency, queued to finished (ms, log scale)")
+    ax.set_ylabel("fraction of probes")
+    gain = p99s[False] / p99s[True] if p99s[True] else 0
+    ax.set_title(f"{len(rec['latency_ns'])} probes of {rec['probe_ns'] / 1e6:g} ms under "
+                 f"{rec['batch_ns'] / 1e6:g} ms batch nodes on {rec['rings']} rings: "
+                 f"p99 gain {gain:.1f}x", fontsize=10, loc="left")
+    ax.legend(fontsize=8, loc="lower right")
+    ax.grid(linewidth=0.3)
+    fig.tight_layout()
+    out = save(fig, outdir, "latency-classes")
+    return out, gain
 
 
 def lanes(items):
@@ -481,9 +555,22 @@ def main():
                     help="with --check: LOG must hold the bpftrace scripts' maps")
     ap.add_argument("--tracedat", metavar="FILE",
                     help="with --check: check tas-tracedat's output FILE too")
+    ap.add_argument("--bench", action="store_true",
+                    help="LOG is a tools/bench.sh log: draw its latency probes")
     ap.add_argument("log")
     ap.add_argument("outdir")
     a = ap.parse_args()
+    if a.bench:
+        try:
+            probes = parse_bench(a.log)
+            os.makedirs(a.outdir, exist_ok=True)
+            pictures, gain = draw_bench(probes, a.outdir)
+        except VizError as e:
+            print(f"tas-viz: {e}", file=sys.stderr)
+            return 1
+        for p in pictures:
+            print(f"tas-viz: {p} (latency-class p99 gain {gain:.2f})")
+        return 0
     try:
         graph, nodes, edges, runs = parse(a.log)
         os.makedirs(a.outdir, exist_ok=True)

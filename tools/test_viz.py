@@ -170,6 +170,33 @@ Attaching 1 probe...
         for p in out:
             self.assertGreater(os.path.getsize(p), 1000, p)
 
+    # The two TAS-BENCH-DATA lines of tools/bench.sh's latency probes (fewer
+    # samples than tas-bench's 40).
+    BENCH = """\
+TAS-BENCH-DATA {"kind": "latency_probes", "classes": false, "rings": 4, \
+"probe_ns": 500000, "batch_ns": 4000000, "latency_ns": [9000000, 600000, 12000000, 4100000]}
+noise TAS-BENCH-DATA {"kind": "latency_probes", "classes": true, "rings": 4, \
+"probe_ns": 500000, "batch_ns": 4000000, "latency_ns": [700000, 550000, 2000000, 800000]}
+"""
+
+    def test_bench_latency_classes(self):
+        with open(self.log, "w") as f:
+            f.write(self.BENCH)
+        probes = tas_viz.parse_bench(self.log)
+        self.assertEqual(tas_viz.p99(probes[False]["latency_ns"]), 12000000)
+        out, gain = tas_viz.draw_bench(probes, self.dir.name)
+        self.assertAlmostEqual(gain, 6.0)
+        self.assertEqual([os.path.basename(p) for p in out],
+                         ["latency-classes.png", "latency-classes.svg"])
+        for p in out:
+            self.assertGreater(os.path.getsize(p), 1000, p)
+
+    def test_bench_missing_run_fails(self):
+        with open(self.log, "w") as f:
+            f.write(self.BENCH.splitlines()[0] + "\n")
+        with self.assertRaisesRegex(tas_viz.VizError, "with classes"):
+            tas_viz.parse_bench(self.log)
+
 
 if __name__ == "__main__":
     unittest.main()

@@ -6,6 +6,10 @@
  *
  *   TAS-BENCH-JSON {"key": value, ...}
  *
+ * and the samples behind some of them, for pictures, as
+ *
+ *   TAS-BENCH-DATA {"kind": ..., ...}
+ *
  * Usage: tas-bench [SEED]
  */
 
@@ -667,6 +671,10 @@ static int bench_gangs(int fd, unsigned int rings)
 	return ret;
 }
 
+/* The probes' and the batch nodes' durations. */
+#define PROBE_NS	(TAS_MSEC / 2)
+#define BATCH_NS	(4 * TAS_MSEC)
+
 /* p99 latency (queued -> finished) of small probes under batch saturation. */
 static int latency_probes(int fd, unsigned int rings, int classes, __u64 *p99)
 {
@@ -681,7 +689,7 @@ static int latency_probes(int fd, unsigned int rings, int classes, __u64 *p99)
 	    tas_graph_init(&probe, 1, 0, rings))
 		return -ENOMEM;
 	for (i = 0; i < rings * per_ring; i++) {
-		tas_graph_node(&g, i, 4 * TAS_MSEC, NULL);
+		tas_graph_node(&g, i, BATCH_NS, NULL);
 		g.nodes[i].class = classes ? DRM_TAS_CLASS_BATCH : DRM_TAS_CLASS_NORMAL;
 	}
 	ret = tas_new_syncobj(fd, &batch_sync);
@@ -689,7 +697,7 @@ static int latency_probes(int fd, unsigned int rings, int classes, __u64 *p99)
 		ret = tas_graph_submit(fd, &g, 0, batch_sync, &batch_id);
 	for (i = 0; !ret && i < n_probes; i++) {
 		probe.n = 0;
-		tas_graph_node(&probe, rnd(rings), TAS_MSEC / 2, NULL);
+		tas_graph_node(&probe, rnd(rings), PROBE_NS, NULL);
 		probe.nodes[0].class = classes ? DRM_TAS_CLASS_LATENCY : DRM_TAS_CLASS_NORMAL;
 		ret = tas_graph_submit(fd, &probe, 0, 0, &ids[i]);
 		usleep(1000);
@@ -704,8 +712,17 @@ static int latency_probes(int fd, unsigned int rings, int classes, __u64 *p99)
 		} while (!ret && !done);
 		lat[i] = info.finished_ns - info.queued_ns;
 	}
-	if (!ret)
+	if (!ret) {
 		*p99 = percentile(lat, n_probes, 99);
+		/* The samples, sorted, for tools/tas_viz.py --bench. */
+		printf("TAS-BENCH-DATA {\"kind\": \"latency_probes\", \"classes\": %s, \"rings\": %u, \"probe_ns\": %llu, \"batch_ns\": %llu, \"latency_ns\": [",
+		       classes ? "true" : "false", rings,
+		       (unsigned long long)PROBE_NS,
+		       (unsigned long long)BATCH_NS);
+		for (i = 0; i < n_probes; i++)
+			printf("%s%llu", i ? ", " : "", (unsigned long long)lat[i]);
+		printf("]}\n");
+	}
 	tas_graph_free(&g);
 	tas_graph_free(&probe);
 	return ret;

@@ -3,15 +3,17 @@
  * tas-demo: show what the TAS virtual DRM driver reports, run a
  * transformer-block-like graph through it with the stock dispatch and with
  * the graph dispatcher and print their per-ring timelines and makespans,
- * then the gpu_scheduler trace events recorded in tracefs with
- * a per-job summary of their latency fields (every field whose name ends in
- * "_ns").
+ * then the gpu_scheduler trace events recorded in tracefs with a per-job
+ * summary of their latency fields (every field whose name ends in "_ns").
+ * The events are read from the top trace instance's binary ring buffers
+ * (which consumes them) and decoded with libtracefs and libtraceevent, with
+ * the event formats the kernel exports.
  *
  * Built statically against the kernel's uAPI headers, no libdrm:
- *   cc -static -isystem $KOUT/usr/include -o tas-demo tas-demo.c
+ *   cc -static -isystem $KOUT/usr/include -o tas-demo tas-demo.c \
+ *      $(pkg-config --static --cflags --libs libtracefs)
  *
- * Usage: tas-demo [TRACE_FILE | --no-trace]
- *   TRACE_FILE   default /sys/kernel/tracing/trace
+ * Usage: tas-demo [--no-trace]
  *   --no-trace   the device and the graph runs only, no events
  *
  * After the timelines it prints the graph and both runs as "TAS-DATA" lines
@@ -31,12 +33,12 @@
 #include <drm/drm.h>
 #include <drm/tas_drm.h>
 
+#include <event-parse.h>
+#include <tracefs.h>
+
 #include "tas_graphs.h"
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
-
-/* Field separators of a trace line; the newline ends the last field. */
-#define SEPARATORS		", \t\n"
 
 #define MAX_SHOWN_EVENTS	100
 #define MAX_JOBS		512
@@ -184,99 +186,97 @@ static void record_field(struct job *job, const char *key, long long value)
 	}
 }
 
-/*
- * A trace line looks like
- *   task-123 [000] ..... 1.234567: drm_sched_job_run: dev=..., fence=1:2, ...
- * Fields are "key=value" separated by ", ".
- */
-static void parse_event(char *line)
+struct trace_ctx {
+	struct tep_handle *tep;
+	struct trace_seq seq;
+	int nevents;
+};
+
+static int on_event(struct tep_event *event, struct tep_record *record,
+		    int cpu, void *data)
 {
-	char event[48], fence[48] = "", ring[32] = "", *p, *tok, *save;
-	struct {
-		char key[32];
-		long long value;
-	} ns[MAX_FIELDS];
-	int nns = 0, i;
+	unsigned long long context, seqno, val;
+	struct trace_ctx *ctx = data;
+	struct tep_format_field **fields;
+	char fence[48];
+	const char *raw;
 	struct job *job;
+	int i, len;
 
-	p = strstr(line, ": drm_sched_");
-	if (!p)
-		return;
-	p += 2;
-	tok = strchr(p, ':');
-	if (!tok || (size_t)(tok - p) >= sizeof(event))
-		return;
-	memcpy(event, p, tok - p);
-	event[tok - p] = '\0';
-	count_event(event);
-
-	for (tok = strtok_r(tok + 1, SEPARATORS, &save); tok;
-	     tok = strtok_r(NULL, SEPARATORS, &save)) {
-		char *eq = strchr(tok, '=');
-		size_t klen;
-
-		if (!eq)
-			continue;
-		*eq = '\0';
-		klen = strlen(tok);
-		if (!strcmp(tok, "fence")) {
-			/* The first one is the job's, add_dep names more. */
-			if (!fence[0])
-				copy_str(fence, sizeof(fence), eq + 1);
-		} else if (!strcmp(tok, "ring")) {
-			copy_str(ring, sizeof(ring), eq + 1);
-		} else if (klen > 3 && !strcmp(tok + klen - 3, "_ns") &&
-			   nns < MAX_FIELDS) {
-			copy_str(ns[nns].key, sizeof(ns[nns].key), tok);
-			ns[nns++].value = strtoll(eq + 1, NULL, 10);
-		}
+	(void)cpu;
+	if (strcmp(event->system, "gpu_scheduler"))
+		return 0;
+	if (ctx->nevents++ < MAX_SHOWN_EVENTS) {
+		trace_seq_reset(&ctx->seq);
+		tep_print_event(ctx->tep, &ctx->seq, record,
+				"%16s-%-7d [%03d] %6.1000d: %s: %s\n", TEP_PRINT_COMM,
+				TEP_PRINT_PID, TEP_PRINT_CPU, TEP_PRINT_TIME,
+				TEP_PRINT_NAME, TEP_PRINT_INFO);
+		trace_seq_do_printf(&ctx->seq);
 	}
+	count_event(event->name);
 
-	if (!fence[0])
-		return;
+	/* The job's finished fence; add_dep names others in ctx:seqno. */
+	if (tep_get_field_val(NULL, event, "fence_context", record, &context, 0) ||
+	    tep_get_field_val(NULL, event, "fence_seqno", record, &seqno, 0))
+		return 0;
+	snprintf(fence, sizeof(fence), "%llu:%llu", context, seqno);
 	job = find_job(fence);
 	if (!job)
-		return;
+		return 0;
 	job->nevents++;
-	if (ring[0])
-		copy_str(job->ring, sizeof(job->ring), ring);
-	for (i = 0; i < nns; i++)
-		record_field(job, ns[i].key, ns[i].value);
+	raw = tep_get_field_raw(NULL, event, "name", record, &len, 0);
+	if (raw && len > 0)
+		snprintf(job->ring, sizeof(job->ring), "%.*s", len, raw);
+	fields = tep_event_fields(event);
+	for (i = 0; fields && fields[i]; i++) {
+		size_t klen = strlen(fields[i]->name);
+
+		if (klen <= 3 || strcmp(fields[i]->name + klen - 3, "_ns"))
+			continue;
+		if (!tep_read_number_field(fields[i], record->data, &val))
+			record_field(job, fields[i]->name,
+				     (long long)(fields[i]->size == 4 ?
+						 (int)val : (long long)val));
+	}
+	free(fields);
+	return 0;
 }
 
-static int show_trace(const char *path)
+static int show_trace(void)
 {
-	int nevents = 0, i, j, with_ns = 0;
-	char line[1024];
-	FILE *f;
+	static const char * const systems[] = { "gpu_scheduler", NULL };
+	struct trace_ctx ctx = { 0 };
+	int i, j, err, with_ns = 0;
 
-	printf("\n== gpu_scheduler trace events (%s)\n", path);
-	f = fopen(path, "r");
-	if (!f) {
-		printf("cannot open %s: %s\n", path, strerror(errno));
+	printf("\n== gpu_scheduler trace events (tracefs, read with libtracefs)\n");
+	ctx.tep = tracefs_local_events_system(NULL, systems);
+	if (!ctx.tep) {
+		printf("cannot read the event formats from tracefs: %s\n",
+		       strerror(errno));
 		return -1;
 	}
-	while (fgets(line, sizeof(line), f)) {
-		if (line[0] == '#' || !strstr(line, ": drm_sched_"))
-			continue;
-		if (nevents < MAX_SHOWN_EVENTS)
-			fputs(line, stdout);
-		nevents++;
-		parse_event(line);
+	trace_seq_init(&ctx.seq);
+	err = tracefs_iterate_raw_events(ctx.tep, NULL, NULL, 0, on_event, &ctx) ?
+	      errno : 0;
+	trace_seq_destroy(&ctx.seq);
+	tep_free(ctx.tep);
+	if (err) {
+		printf("cannot read the trace buffers: %s\n", strerror(err));
+		return -1;
 	}
-	fclose(f);
 
-	if (!nevents) {
+	if (!ctx.nevents) {
 		printf("the trace holds no gpu_scheduler events: no DRM scheduler job ran\n"
 		       "while the events were enabled (boot with trace_event=gpu_scheduler:*\n"
 		       "and run the drm_sched KUnit tests, or submit work to a\n"
 		       "scheduler-based driver)\n");
 		return 0;
 	}
-	if (nevents > MAX_SHOWN_EVENTS)
-		printf("... %d more events not shown\n", nevents - MAX_SHOWN_EVENTS);
+	if (ctx.nevents > MAX_SHOWN_EVENTS)
+		printf("... %d more events not shown\n", ctx.nevents - MAX_SHOWN_EVENTS);
 
-	printf("\n== %d events:", nevents);
+	printf("\n== %d events:", ctx.nevents);
 	for (i = 0; i < nevent_types; i++)
 		printf(" %s=%d", event_types[i].name, event_types[i].count);
 	printf("\n");
@@ -454,6 +454,10 @@ int main(int argc, char **argv)
 	char path[PATH_MAX];
 	int ret = 0, err, fd;
 
+	if (argc > 2 || (argc == 2 && strcmp(argv[1], "--no-trace"))) {
+		fprintf(stderr, "usage: %s [--no-trace]\n", argv[0]);
+		return 2;
+	}
 	if (show_device())
 		ret = 1;
 	fd = tas_open_render(path, sizeof(path));
@@ -465,9 +469,9 @@ int main(int argc, char **argv)
 	if (fd >= 0)
 		close(fd);
 	/* "--no-trace": the graph only, for a kernel booted without events. */
-	if (argc > 1 && !strcmp(argv[1], "--no-trace"))
+	if (argc == 2)
 		return ret;
-	if (show_trace(argc > 1 ? argv[1] : "/sys/kernel/tracing/trace"))
+	if (show_trace())
 		ret = 1;
 	return ret;
 }

@@ -11,7 +11,8 @@
 TAS_QEMU_DIR=$TAS_ROOT/tools/qemu
 # Kernel build directory; tools/bench.sh builds its own kernel (x86-bench).
 TAS_KOUT=$TAS_OUT/${TAS_KOUT_NAME:-x86}
-# A configuration fragment applied after tools/qemu/tas.config, if any.
+# Configuration fragments (paths separated by spaces) applied after
+# tools/qemu/tas.config, in order, if any.
 TAS_KCONFIG_EXTRA=${TAS_KCONFIG_EXTRA:-}
 TAS_BZIMAGE=$TAS_KOUT/arch/x86/boot/bzImage
 TAS_KHDR=$TAS_KOUT/usr/include			# from `make headers_install`
@@ -57,9 +58,10 @@ tas_config_requests() {
 # differs, so that an unchanged configuration keeps the build incremental.
 tas_configure() {
 	local new=$TAS_KOUT/.config.tas line sym want got bad=0
-	local frags=("$TAS_QEMU_DIR/tas.config")
+	local frags=("$TAS_QEMU_DIR/tas.config") extra
 
-	[ -z "$TAS_KCONFIG_EXTRA" ] || frags+=("$TAS_KCONFIG_EXTRA")
+	read -ra extra <<<"$TAS_KCONFIG_EXTRA"
+	frags+=("${extra[@]}")
 
 	[ -d "$TAS_TREE/.git" ] || tas_die "no kernel tree in $TAS_TREE (run tools/series.py assemble)"
 	mkdir -p "$TAS_KOUT"
@@ -140,12 +142,17 @@ tas_build_kselftests() {
 
 # Build a static program from userspace/ against the kernel's uAPI headers.
 tas_build_user() {
-	local name=$1
+	local name=$1 libs=()
 
+	# tas-demo reads the trace events with libtracefs and libtraceevent.
+	# shellcheck disable=SC2207 # pkg-config prints one word per option
+	[ "$name" != tas-demo ] ||
+		libs=($(pkg-config --static --cflags --libs libtracefs)) ||
+		tas_die "no libtracefs (libtracefs-dev installed?)"
 	mkdir -p "$TAS_KOUT/userspace"
 	tas_log "building userspace/$name"
 	${CC:-cc} -static -O2 -Wall -Wextra -Werror -isystem "$TAS_KHDR" \
-		-o "$TAS_KOUT/userspace/$name" "$TAS_ROOT/userspace/$name.c" ||
+		-o "$TAS_KOUT/userspace/$name" "$TAS_ROOT/userspace/$name.c" "${libs[@]}" ||
 		tas_die "building userspace/$name failed"
 }
 
