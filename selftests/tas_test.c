@@ -3342,7 +3342,8 @@ TEST_F(tas, dispatch_no_head_of_line_blocking)
 	if (self->num_rings < 3)
 		SKIP(return, "fewer than 3 rings");
 	ASSERT_EQ(0, tas_syncobj_create(self->fd, 0, &syncobj));
-	tas_node_init(&nodes[0], 1, DRM_TAS_OP_NOP, 50 * TAS_NSEC_PER_MSEC);
+	/* Long enough that a stalled debug kernel does not close the gap. */
+	tas_node_init(&nodes[0], 1, DRM_TAS_OP_NOP, 200 * TAS_NSEC_PER_MSEC);
 	tas_node_init(&nodes[1], 2, DRM_TAS_OP_NOP, TAS_NSEC_PER_MSEC);
 	tas_node_init(&nodes[2], 0, DRM_TAS_OP_NOP, TAS_NSEC_PER_MSEC);
 	tas_node_init(&nodes[3], 0, DRM_TAS_OP_NOP, TAS_NSEC_PER_MSEC);
@@ -3360,6 +3361,10 @@ TEST_F(tas, dispatch_no_head_of_line_blocking)
 					    &done));
 		EXPECT_EQ(1U, done);
 		ASSERT_NE(0ULL, info[3].started_ns);
+		TH_LOG("%s: node 3 started %lld us after node 0 finished",
+		       fifo ? "fifo" : "graph",
+		       ((long long)info[3].started_ns -
+			(long long)info[0].finished_ns) / 1000);
 		/* Held behind node 2 only with the stock dispatch. */
 		EXPECT_EQ(!!fifo, info[3].started_ns >= info[0].finished_ns);
 		EXPECT_GE(info[2].started_ns, info[0].finished_ns);
@@ -3367,6 +3372,14 @@ TEST_F(tas, dispatch_no_head_of_line_blocking)
 	}
 	tas_syncobj_destroy(self->fd, syncobj);
 }
+
+/*
+ * How far apart the members of a gang may start: their rings' workers wake
+ * one after the other, which takes up to a few milliseconds on a debug
+ * kernel in QEMU without KVM. The tests keep every other way of starting
+ * them (one at a time, as their rings become free) further apart than this.
+ */
+#define TAS_GANG_SKEW_NS	(20 * TAS_NSEC_PER_MSEC)
 
 /*
  * The spread of the start times of @n nodes (the start skew of a gang);
@@ -3390,22 +3403,23 @@ static __u64 tas_start_spread(const struct drm_tas_node_info *info,
 
 /*
  * A gang of three nodes on rings that a previous graph keeps busy for
- * different times: no member starts before every ring is free, and then
- * they all start within 5 ms of each other.
+ * different times (ring 2 not at all): no member starts before every ring is
+ * free, and then they all start within TAS_GANG_SKEW_NS of each other, where
+ * one at a time they would be 80 ms apart.
  */
 TEST_F(tas, gang_starts_together)
 {
 	struct drm_tas_node_info busy_info[2], info[3];
 	struct drm_tas_node busy[2], gang[3];
+	__u64 busy_id, gang_id, first, spread;
 	struct drm_tas_sync signal;
-	__u64 busy_id, gang_id, first;
 	__u32 syncobj, done, i;
 
 	if (self->num_rings < 3)
 		SKIP(return, "fewer than 3 rings");
 	ASSERT_EQ(0, tas_syncobj_create(self->fd, 0, &syncobj));
 	tas_node_init(&busy[0], 0, DRM_TAS_OP_NOP, 10 * TAS_NSEC_PER_MSEC);
-	tas_node_init(&busy[1], 1, DRM_TAS_OP_NOP, 30 * TAS_NSEC_PER_MSEC);
+	tas_node_init(&busy[1], 1, DRM_TAS_OP_NOP, 80 * TAS_NSEC_PER_MSEC);
 	for (i = 0; i < 3; i++) {
 		tas_node_init(&gang[i], i, DRM_TAS_OP_NOP, TAS_NSEC_PER_MSEC);
 		gang[i].gang = 5;
@@ -3425,7 +3439,9 @@ TEST_F(tas, gang_starts_together)
 		EXPECT_EQ(0, info[i].error);
 		EXPECT_GE(info[i].started_ns, busy_info[1].finished_ns);
 	}
-	EXPECT_LE(tas_start_spread(info, 3, &first), 5 * TAS_NSEC_PER_MSEC);
+	spread = tas_start_spread(info, 3, &first);
+	TH_LOG("start spread %llu us", (unsigned long long)spread / 1000);
+	EXPECT_LE(spread, TAS_GANG_SKEW_NS);
 	tas_syncobj_destroy(self->fd, syncobj);
 }
 
@@ -3583,7 +3599,7 @@ TEST_F(tas, gangs_of_two_clients_start_together)
 {
 	struct drm_tas_node fill[2 * TAS_MAX_TEST_DEPTH], gang[2];
 	struct drm_tas_node_info info[2];
-	__u64 depth = 0, graph_id[2], first;
+	__u64 depth = 0, graph_id[2], first, spread;
 	__u32 syncobj[2], done, c, m;
 	struct drm_tas_sync signal;
 	int fd[3];
@@ -3627,8 +3643,10 @@ TEST_F(tas, gangs_of_two_clients_start_together)
 		EXPECT_EQ(0, info[0].error);
 		EXPECT_EQ(0, info[1].error);
 		EXPECT_NE(0ULL, info[0].started_ns);
-		EXPECT_LE(tas_start_spread(info, 2, &first),
-			  5 * TAS_NSEC_PER_MSEC);
+		spread = tas_start_spread(info, 2, &first);
+		TH_LOG("client %u: start spread %llu us", c,
+		       (unsigned long long)spread / 1000);
+		EXPECT_LE(spread, TAS_GANG_SKEW_NS);
 		tas_syncobj_destroy(fd[c], syncobj[c]);
 	}
 	close(fd[2]);
@@ -3639,7 +3657,10 @@ TEST_F(tas, gangs_of_two_clients_start_together)
 
 /*
  * A latency-class node submitted while batch work fills every ring starts
- * after at most the batch nodes of its ring already handed to the ring.
+ * after at most the batch nodes of its ring already handed to the ring. The
+ * batch nodes are long enough (20 ms) that a stalled debug kernel between
+ * the two submissions does not start more of them; without classes the
+ * latency node would start after all 16.
  */
 TEST_F(tas, latency_class_overtakes_batch)
 {
@@ -3657,7 +3678,7 @@ TEST_F(tas, latency_class_overtakes_batch)
 	ASSERT_EQ(0, tas_syncobj_create(self->fd, 0, &syncobj));
 	for (i = 0; i < n; i++) {
 		tas_node_init(&batch[i], i % self->num_rings, DRM_TAS_OP_NOP,
-			      5 * TAS_NSEC_PER_MSEC);
+			      20 * TAS_NSEC_PER_MSEC);
 		batch[i].class = DRM_TAS_CLASS_BATCH;
 	}
 	tas_node_init(&node, 0, DRM_TAS_OP_NOP, TAS_NSEC_PER_MSEC);
@@ -3675,6 +3696,8 @@ TEST_F(tas, latency_class_overtakes_batch)
 	EXPECT_EQ(1U, done);
 	for (i = 0; i < n; i += self->num_rings)
 		before += batch_info[i].started_ns < info.started_ns;
+	TH_LOG("%u of %u batch nodes of ring 0 started before it", before,
+	       TAS_BATCH_PER_RING);
 	EXPECT_LE(before, 3U);
 	tas_syncobj_destroy(self->fd, syncobj);
 	free(batch_info);
