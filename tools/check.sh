@@ -81,13 +81,14 @@ echo "=== summary (total $((SECONDS - t_all)) s)"
 printf '%s\n' "${steps[@]}"
 grep -h '^kunit: known upstream failure' "$logdir/kunit.log" || true
 # Why a failed step failed, here at the end where a truncated log still
-# shows it: the scripts' own messages ("name.sh: ...", "name: ...") and the
-# numbered kernel log lines that tas_check_kernel_log reports.
+# shows it: the scripts' own messages ("name.sh: ...", "name: ..."), the
+# kselftests' failed assertions and "not ok" lines, and the numbered kernel
+# log lines that tas_check_kernel_log reports.
 for name in "${step_names[@]}"; do
 	[ -n "${step_rc[$name]:-}" ] || continue
 	echo "--- $name failed; its messages (all in $logdir/$name.log):"
-	grep -E '^[a-z0-9_.-]+: |^not ok |^# +not ok ' "$logdir/$name.log" |
-		grep -v ': known upstream failure' | tail -n 20
+	grep -E '^[a-z0-9_.-]+: |^not ok |^# +not ok |^# +# [a-z_]+\.c:[0-9]+:[A-Za-z0-9_]+:Expected ' "$logdir/$name.log" |
+		grep -v ': known upstream failure' | tail -n 30
 	grep -E '^[0-9]+[:-]' "$logdir/$name.log" | head -n 60
 done
 failed=$((failed + failed_steps))
