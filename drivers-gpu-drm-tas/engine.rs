@@ -9,6 +9,12 @@
 //! aborted node stops within a chunk), performs the node's operation on the CPU and signals the
 //! node's hardware fence. The CPU that submitted the node is never blocked.
 //!
+//! The simulated time passes on a high-resolution timer per ring that expires at the chunk's
+//! end ([`Alarm`]): `fsleep()` would let its timer expire up to a quarter of the sleep late (its
+//! slack) and sleeps of more than four ticks to the next tick, which made a 0.5 ms node run
+//! for milliseconds. With `CONFIG_HIGH_RES_TIMERS` a node runs for its duration plus the
+//! wake-up of the ring's worker; without, timers expire on the tick.
+//!
 //! Fence signalling critical path: [`NodeJob::run`] and [`NodeJob::timed_out`] only move
 //! pre-allocated objects around; the worker signals fences and touches buffers that were mapped
 //! at submit time, and does not allocate. Buffer mappings are released by a [`Reaper`] of their
@@ -38,12 +44,13 @@ use kernel::{
             SchedulerOptions, //
         },
     },
+    impl_has_hr_timer,
     list::{
         List,
         ListArc,
         ListLinks, //
     },
-    new_spinlock, new_work,
+    new_condvar, new_spinlock, new_spinlock_irq, new_work,
     prelude::*,
     sync::{
         aref::ARef,
@@ -55,10 +62,21 @@ use kernel::{
         },
         completion::Completion,
         Arc,
-        SpinLock, //
+        ArcBorrow,
+        CondVar,
+        SpinLock,
+        SpinLockIrq, //
     },
     time::{
-        delay::fsleep,
+        hrtimer::{
+            HasHrTimer,
+            HrTimer,
+            HrTimerCallback,
+            HrTimerCallbackContext,
+            HrTimerPointer,
+            HrTimerRestart,
+            RelativeMode, //
+        },
         Delta,
         Instant,
         Monotonic, //
@@ -113,6 +131,69 @@ const RING_NAMES: [&CStr; crate::driver::MAX_RINGS as usize] = [
     c"tas-ring14",
     c"tas-ring15",
 ];
+
+/// The high-resolution timer that a ring's worker sleeps on: the ring's simulated clock.
+///
+/// Allocated on its own rather than on the worker's stack, where debug objects would flag the
+/// timer, and rather than inside the [`Ring`], whose work item already is the [`Arc`] pointer.
+#[pin_data]
+struct Alarm {
+    #[pin]
+    timer: HrTimer<Self>,
+    /// Whether the timer expired since the worker started it.
+    #[pin]
+    expired: SpinLockIrq<bool>,
+    #[pin]
+    wake: CondVar,
+}
+
+impl Alarm {
+    fn new() -> Result<Arc<Self>> {
+        Arc::pin_init(
+            pin_init!(Self {
+                timer <- HrTimer::new(),
+                expired <- new_spinlock_irq!(false, "tas::Alarm::expired"),
+                wake <- new_condvar!("tas::Alarm::wake"),
+            }),
+            GFP_KERNEL,
+        )
+    }
+
+    /// Sleeps for `ns` nanoseconds, until the timer expires: without the slack that `fsleep()`
+    /// gives its timer, and without rounding to the tick where high-resolution timers exist.
+    fn sleep(self: &Arc<Self>, ns: u64) {
+        let delta = Delta::from_nanos(i64::try_from(ns).unwrap_or(i64::MAX));
+        let timer = {
+            let mut expired = self.expired.lock();
+            *expired = false;
+            let timer = self.clone().start(delta);
+            while !*expired {
+                self.wake.wait(&mut expired);
+            }
+            timer
+        };
+        // Dropping the handle cancels the timer, which has expired: it waits, outside of the
+        // lock, for a callback that is still returning.
+        drop(timer);
+    }
+}
+
+impl HrTimerCallback for Alarm {
+    type Pointer<'a> = Arc<Self>;
+
+    fn run(this: ArcBorrow<'_, Self>, _ctx: HrTimerCallbackContext<'_, Self>) -> HrTimerRestart {
+        *this.expired.lock() = true;
+        this.wake.notify_all();
+        HrTimerRestart::NoRestart
+    }
+}
+
+impl_has_hr_timer! {
+    // Relative mode expires in hard interrupt context, in a soft interrupt under PREEMPT_RT.
+    impl HasHrTimer<Self> for Alarm {
+        mode: RelativeMode<Monotonic>, field: self.timer
+    }
+}
 
 /// The current `CLOCK_MONOTONIC` time in nanoseconds, the clock of fence timestamps.
 pub(crate) fn now_ns() -> u64 {
@@ -694,6 +775,8 @@ pub(crate) struct Ring {
     /// Nodes started by the scheduler and not finished, in order; at most `depth` of them.
     #[pin]
     fifo: SpinLock<KVec<Arc<NodeExec>>>,
+    /// The clock of the nodes' simulated execution, used by the work item only.
+    alarm: Arc<Alarm>,
     #[pin]
     work: Work<Ring>,
 }
@@ -736,10 +819,12 @@ impl Ring {
         opts.timeout = timeout;
         let sched = Scheduler::new(opts)?;
         let fifo = KVec::with_capacity(depth as usize, GFP_KERNEL)?;
+        let alarm = Alarm::new()?;
         Arc::pin_init(
             pin_init!(Self {
                 index,
                 sched,
+                alarm,
                 ctx: core::array::from_fn(|_| FenceContext::new(c"tas", name)),
                 fifo <- new_spinlock!(fifo),
                 work <- new_work!("tas::Ring::work"),
@@ -828,7 +913,9 @@ impl Ring {
                 }
             }
             let chunk = (deadline.saturating_sub(now_ns())).min(CHUNK_NS);
-            fsleep(Delta::from_nanos(i64::try_from(chunk).unwrap_or(i64::MAX)));
+            if chunk > 0 {
+                self.alarm.sleep(chunk);
+            }
         }
         // Off the FIFO before the fence signals: the scheduler starts the next node (and pushes
         // it here) once the fence has returned the node's credit.

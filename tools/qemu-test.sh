@@ -135,6 +135,18 @@ fi
 if [ "$demo" -eq 1 ]; then
 	py=$TAS_TOOLS/venv/bin/python
 	viz=$TAS_KOUT/qemu-test-viz
+	# The measures the demo and the bench print (bound, zero-cost
+	# schedule), on graphs worked out by hand: on the host.
+	tas_build_user tas-graphs-test
+	if "$TAS_KOUT/userspace/tas-graphs-test" >"$viz.graphs.log" 2>&1; then
+		echo "ok - $(tail -n 1 "$viz.graphs.log")"
+		passed=$((passed + 1))
+	else
+		grep '^not ok' "$viz.graphs.log" >&2
+		echo "not ok - tas-graphs-test: $(tail -n 1 "$viz.graphs.log")"
+		failed=$((failed + 1))
+		bad=1
+	fi
 	if "$py" "$TAS_ROOT/tools/test_viz.py" >"$viz.test.log" 2>&1; then
 		echo "ok - tas_viz: $(grep -o 'Ran [0-9]* tests' "$viz.test.log")"
 		passed=$((passed + 1))

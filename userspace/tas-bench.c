@@ -147,7 +147,7 @@ static int bench_makespan(int fd, unsigned int rings)
 		{ 100, 4, 8 }, { 1000, 4, 16 }, { 100, 8, 12 }, { 1000, 8, 24 },
 	};
 	struct tas_graph_stats fifo, tas, st;
-	double sum = 0, max = 0;
+	double sum = 0, max = 0, bsum = 0, bmax = 0, isum = 0, imax = 0, r;
 	unsigned int i, count = 0;
 	struct tas_graph g;
 	int ret;
@@ -166,6 +166,13 @@ static int bench_makespan(int fd, unsigned int rings)
 	       g.n, fifo.makespan / 1e6, fifo.ratio, tas.makespan / 1e6, tas.ratio);
 	sum += tas.ratio;
 	max = tas.ratio;
+	bsum += tas.bound_ratio;
+	bmax = tas.bound_ratio;
+	r = tas.ideal ? (double)tas.makespan / tas.ideal : 0;
+	printf("  transformer, dispatcher: over bound %.3f, over the zero-cost schedule (%.2f ms) %.3f\n",
+	       tas.bound_ratio, tas.ideal / 1e6, r);
+	isum += r;
+	imax = r;
 	count++;
 	result("speedup_vs_fifo_transformer", (double)fifo.makespan / tas.makespan,
 	       ">= 1.15", "FIFO makespan / dispatcher makespan, transformer");
@@ -180,10 +187,16 @@ static int bench_makespan(int fd, unsigned int rings)
 		ret = run_graph(fd, &g, 0, &st);
 		if (ret)
 			return ret;
-		printf("  layered DAG %u nodes, %u rings: %.2f ms, ratio %.3f\n",
-		       g.n, dags[i].rings, st.makespan / 1e6, st.ratio);
+		r = st.ideal ? (double)st.makespan / st.ideal : 0;
+		printf("  layered DAG %u nodes, %u rings: %.2f ms, ratio %.3f, over bound %.3f, over ideal %.3f\n",
+		       g.n, dags[i].rings, st.makespan / 1e6, st.ratio,
+		       st.bound_ratio, r);
+		isum += r;
+		imax = r > imax ? r : imax;
 		sum += st.ratio;
 		max = st.ratio > max ? st.ratio : max;
+		bsum += st.bound_ratio;
+		bmax = st.bound_ratio > bmax ? st.bound_ratio : bmax;
 		count++;
 		tas_graph_free(&g);
 	}
@@ -193,16 +206,72 @@ static int bench_makespan(int fd, unsigned int rings)
 	ret = run_graph(fd, &g, 0, &st);
 	if (ret)
 		return ret;
-	printf("  chain with fan-outs, %u nodes: %.2f ms, ratio %.3f\n", g.n,
-	       st.makespan / 1e6, st.ratio);
+	r = st.ideal ? (double)st.makespan / st.ideal : 0;
+	printf("  chain with fan-outs, %u nodes: %.2f ms, ratio %.3f, over bound %.3f, over ideal %.3f\n",
+	       g.n, st.makespan / 1e6, st.ratio, st.bound_ratio, r);
+	isum += r;
+	imax = r > imax ? r : imax;
 	sum += st.ratio;
 	max = st.ratio > max ? st.ratio : max;
+	bsum += st.bound_ratio;
+	bmax = st.bound_ratio > bmax ? st.bound_ratio : bmax;
 	count++;
 	tas_graph_free(&g);
 
 	result("makespan_ratio_mean", sum / count, "<= 1.05",
 	       "makespan / max(critical path, work / rings), mean of the suite");
 	result("makespan_ratio_max", max, "<= 1.15", "the same, worst graph");
+	result("makespan_over_bound_mean", bsum / count, "-",
+	       "makespan / max(critical path, busiest ring), mean");
+	result("makespan_over_bound_max", bmax, "-", "the same, worst graph");
+	result("makespan_over_ideal_mean", isum / count, "<= 1.05",
+	       "makespan / the zero-cost schedule of the same durations, mean");
+	result("makespan_over_ideal_max", imax, "<= 1.10", "the same, worst graph");
+	return 0;
+}
+
+#define TAS_CLOCK_NODES	20
+
+/*
+ * The engine's clock: nodes of 0.2-5 ms, one after the other on ring 0, each
+ * executed for finished_ns - started_ns as GRAPH_INFO reports it.
+ */
+static int bench_clock(int fd)
+{
+	static const __u64 durations[] = {
+		200000, 500000, 1000000, 2000000, 5000000,
+	};
+	const unsigned int nd = sizeof(durations) / sizeof(durations[0]);
+	__u64 ratio[TAS_CLOCK_NODES * 5], p50, p99;
+	struct drm_tas_node_info info[TAS_CLOCK_NODES];
+	struct tas_graph_stats st;
+	unsigned int d, i, n = 0;
+	struct tas_graph g;
+	int ret;
+
+	for (d = 0; d < nd; d++) {
+		if (tas_graph_init(&g, TAS_CLOCK_NODES, 0, 1))
+			return -ENOMEM;
+		for (i = 0; i < TAS_CLOCK_NODES; i++)
+			tas_graph_node(&g, 0, durations[d], "clock");
+		ret = tas_graph_run(fd, &g, 0, info, &st);
+		tas_graph_free(&g);
+		if (ret)
+			return ret;
+		/* Ratios in thousandths, to sort them as integers. */
+		for (i = 0; i < TAS_CLOCK_NODES; i++)
+			ratio[n++] = (info[i].finished_ns - info[i].started_ns) *
+				     1000 / durations[d];
+		printf("  %4llu us nodes: executed p50 %.3f of nominal\n",
+		       (unsigned long long)durations[d] / 1000,
+		       percentile(&ratio[n - TAS_CLOCK_NODES], TAS_CLOCK_NODES,
+				  50) / 1e3);
+	}
+	p50 = percentile(ratio, n, 50);
+	p99 = percentile(ratio, n, 99);
+	result("exec_over_nominal_p50", p50 / 1e3, "<= 1.05",
+	       "executed / nominal duration, nodes of 0.2-5 ms, p50");
+	result("exec_over_nominal_p99", p99 / 1e3, "<= 1.25", "the same, p99");
 	return 0;
 }
 
@@ -765,6 +834,8 @@ int main(int argc, char **argv)
 	       empty_ioctl_p50(fd, 0) / 1e3);
 	printf("  %-36s %10s   %-8s %s\n", "key", "value", "goal", "measures");
 
+	if (!ret)
+		ret = bench_clock(fd);
 	if (!ret)
 		ret = bench_makespan(fd, rings);
 	if (!ret)

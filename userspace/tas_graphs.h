@@ -22,6 +22,8 @@
 
 #define TAS_MSEC		1000000ULL
 #define TAS_NAME_LEN		24
+/* The most rings drm/tas has (its num_rings parameter). */
+#define TAS_MAX_RINGS		16
 
 /* A graph being built: nodes are added in a topological order. */
 struct tas_graph {
@@ -220,6 +222,91 @@ static inline __u64 tas_graph_critical_path(struct tas_graph *g,
 	return best;
 }
 
+/*
+ * The makespan of @g scheduled with no dispatch cost at all: each node takes
+ * the time it executed in @info; whenever a ring is idle it starts, of its
+ * nodes whose predecessors have finished, the one with the longest path to
+ * the end of the graph (what the dispatcher does, less its own cost). Edges
+ * must go from lower to higher node indices. 0 if out of memory.
+ */
+static inline __u64 tas_graph_simulate(struct tas_graph *g,
+				       const struct drm_tas_node_info *info)
+{
+	__u64 *level = calloc(g->n, sizeof(*level));
+	__u64 *done = calloc(g->n, sizeof(*done));
+	__u64 ring_free[TAS_MAX_RINGS] = { 0 }, now = 0, end = 0;
+	unsigned int *preds = calloc(g->n, sizeof(*preds));
+	unsigned char *released = calloc(g->e ? g->e : 1, 1);
+	unsigned int i, j, left = g->n;
+
+	if (!level || !done || !preds || !released) {
+		end = 0;
+		goto out;
+	}
+	/* Longest path from each node to the end, the node included. */
+	for (i = g->n; i-- > 0;) {
+		__u64 after = 0;
+
+		for (j = 0; j < g->e; j++)
+			if (g->edges[j].from == i && level[g->edges[j].to] > after)
+				after = level[g->edges[j].to];
+		level[i] = after + info[i].finished_ns - info[i].started_ns;
+	}
+	for (j = 0; j < g->e; j++)
+		preds[g->edges[j].to]++;
+	/* done[i]: 0 not started, else its finish time + 1. */
+	while (left) {
+		__u64 next = ~0ULL;
+		int started = 0;
+
+		/* Predecessors that finished by now release their successors. */
+		for (j = 0; j < g->e; j++) {
+			unsigned int from = g->edges[j].from;
+
+			if (done[from] && done[from] - 1 <= now &&
+			    !released[j]) {
+				released[j] = 1;
+				preds[g->edges[j].to]--;
+			}
+		}
+		for (i = 0; i < TAS_MAX_RINGS; i++) {
+			unsigned int k, best = g->n;
+
+			if (ring_free[i] > now)
+				continue;
+			for (k = 0; k < g->n; k++)
+				if (!done[k] && !preds[k] &&
+				    g->nodes[k].ring == i &&
+				    (best == g->n || level[k] > level[best]))
+					best = k;
+			if (best == g->n)
+				continue;
+			ring_free[i] = now + info[best].finished_ns -
+				       info[best].started_ns;
+			done[best] = ring_free[i] + 1;
+			if (ring_free[i] > end)
+				end = ring_free[i];
+			left--;
+			started = 1;
+		}
+		if (started)
+			continue;
+		/* Nothing startable now: on to the next finish. */
+		for (i = 0; i < g->n; i++)
+			if (done[i] && done[i] - 1 > now && done[i] - 1 < next)
+				next = done[i] - 1;
+		if (next == ~0ULL)
+			break;	/* a cycle: cannot happen with sorted edges */
+		now = next;
+	}
+out:
+	free(level);
+	free(done);
+	free(preds);
+	free(released);
+	return end;
+}
+
 static inline int tas_wait_syncobj(int fd, __u32 handle, __u64 point,
 				   int seconds)
 {
@@ -350,8 +437,15 @@ static inline int tas_graph_results(int fd, __u64 graph_id,
 
 /* Timing of a finished graph. */
 struct tas_graph_stats {
-	__u64 makespan, critical_path, work;
+	__u64 makespan, critical_path, work, busiest_ring;
+	/* The makespan of tas_graph_simulate(): no dispatch cost. */
+	__u64 ideal;
 	double ratio;	/* makespan / max(critical path, work / rings) */
+	/*
+	 * makespan / max(critical path, busiest ring's work): nodes are pinned
+	 * to their rings, so no schedule beats the busiest ring.
+	 */
+	double bound_ratio;
 };
 
 static inline void tas_graph_measure(struct tas_graph *g,
@@ -359,22 +453,32 @@ static inline void tas_graph_measure(struct tas_graph *g,
 				     unsigned int rings,
 				     struct tas_graph_stats *st)
 {
-	__u64 t0 = ~0ULL, t1 = 0, lower;
+	__u64 t0 = ~0ULL, t1 = 0, lower, ring_work[TAS_MAX_RINGS] = { 0 };
 	unsigned int i;
 
 	memset(st, 0, sizeof(*st));
 	for (i = 0; i < g->n; i++) {
+		__u64 exec = info[i].finished_ns - info[i].started_ns;
+
 		if (info[i].queued_ns < t0)
 			t0 = info[i].queued_ns;
 		if (info[i].finished_ns > t1)
 			t1 = info[i].finished_ns;
-		st->work += info[i].finished_ns - info[i].started_ns;
+		st->work += exec;
+		ring_work[g->nodes[i].ring % TAS_MAX_RINGS] += exec;
 	}
+	for (i = 0; i < TAS_MAX_RINGS; i++)
+		if (ring_work[i] > st->busiest_ring)
+			st->busiest_ring = ring_work[i];
 	st->makespan = t1 - t0;
 	st->critical_path = tas_graph_critical_path(g, info);
 	lower = st->work / rings > st->critical_path ? st->work / rings :
 						      st->critical_path;
 	st->ratio = lower ? (double)st->makespan / lower : 0;
+	lower = st->busiest_ring > st->critical_path ? st->busiest_ring :
+						       st->critical_path;
+	st->bound_ratio = lower ? (double)st->makespan / lower : 0;
+	st->ideal = tas_graph_simulate(g, info);
 }
 
 /* Submits @g, waits for it and measures it; returns 0 or -errno. */

@@ -1,0 +1,159 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * tas-graphs-test: tests of the graph measures that tas-bench and tas-demo
+ * report (tas_graphs.h), on graphs whose schedules are worked out by hand.
+ * Runs on the host; needs no device. Prints TAP.
+ */
+
+#include "tas_graphs.h"
+
+static unsigned int tests, failures;
+
+static void expect(int ok, const char *what, unsigned long long got,
+		   unsigned long long want)
+{
+	tests++;
+	if (ok) {
+		printf("ok %u - %s\n", tests, what);
+		return;
+	}
+	failures++;
+	printf("not ok %u - %s: got %llu, want %llu\n", tests, what, got, want);
+}
+
+#define EXPECT_EQ(what, got, want) \
+	expect((got) == (want), what, (unsigned long long)(got), \
+	       (unsigned long long)(want))
+
+/* Node @i ran for @ns. */
+static void ran(struct drm_tas_node_info *info, unsigned int i, __u64 ns)
+{
+	info[i].queued_ns = 1000;
+	info[i].started_ns = 1000;
+	info[i].finished_ns = 1000 + ns;
+}
+
+/*
+ * Two rings. A (ring 0, 10) -> B (ring 1, 10); C (ring 1, 5) and D (ring 0,
+ * 30) independent. Longest paths to the end: A 20, B 10, C 5, D 30. Ring 0
+ * runs D first (0-30), then A (30-40); B runs 40-50; C 0-5 on ring 1. In
+ * index order it would take 40: what is simulated is the dispatcher's
+ * policy without its cost, not the best schedule.
+ */
+static void test_two_rings(void)
+{
+	struct drm_tas_node_info info[4] = { 0 };
+	struct tas_graph_stats st;
+	struct tas_graph g;
+
+	if (tas_graph_init(&g, 4, 1, 2))
+		abort();
+	tas_graph_node(&g, 0, 10, "A");
+	tas_graph_node(&g, 1, 10, "B");
+	tas_graph_node(&g, 1, 5, "C");
+	tas_graph_node(&g, 0, 30, "D");
+	tas_graph_edge(&g, 0, 1);
+	ran(info, 0, 10);
+	ran(info, 1, 10);
+	ran(info, 2, 5);
+	ran(info, 3, 30);
+	EXPECT_EQ("two rings: zero-cost schedule", tas_graph_simulate(&g, info), 50ULL);
+	/* As if it had run A, B first: makespan 55 (D after A on ring 0). */
+	info[3].started_ns = 1010;
+	info[3].finished_ns = 1040;
+	info[1].started_ns = 1010;
+	info[1].finished_ns = 1020;
+	tas_graph_measure(&g, info, 2, &st);
+	EXPECT_EQ("two rings: makespan", st.makespan, 40ULL);
+	EXPECT_EQ("two rings: critical path", st.critical_path, 30ULL);
+	EXPECT_EQ("two rings: busiest ring", st.busiest_ring, 40ULL);
+	EXPECT_EQ("two rings: work", st.work, 55ULL);
+	EXPECT_EQ("two rings: makespan / bound (x1000)",
+		  (unsigned long long)(st.bound_ratio * 1000 + 0.5), 1000ULL);
+	tas_graph_free(&g);
+}
+
+/* A chain of three zero-time nodes, then one of 7: the chain costs nothing. */
+static void test_zero_time_chain(void)
+{
+	struct drm_tas_node_info info[4] = { 0 };
+	struct tas_graph g;
+	unsigned int i;
+
+	if (tas_graph_init(&g, 4, 3, 1))
+		abort();
+	for (i = 0; i < 4; i++) {
+		tas_graph_node(&g, 0, i == 3 ? 7 : 0, "z");
+		ran(info, i, i == 3 ? 7 : 0);
+	}
+	for (i = 0; i < 3; i++)
+		tas_graph_edge(&g, i, i + 1);
+	EXPECT_EQ("zero-time chain: zero-cost schedule", tas_graph_simulate(&g, info), 7ULL);
+	tas_graph_free(&g);
+}
+
+/*
+ * Fan-in across rings: X (ring 0, 4) and Y (ring 1, 6) both before Z (ring
+ * 2, 3); W (ring 2, 5) independent. Ring 2 runs W at 0-5, the only one of
+ * its nodes ready then, and Z at 6-9, once Y has finished.
+ */
+static void test_fan_in(void)
+{
+	struct drm_tas_node_info info[4] = { 0 };
+	struct tas_graph g;
+
+	if (tas_graph_init(&g, 4, 2, 3))
+		abort();
+	tas_graph_node(&g, 0, 4, "X");
+	tas_graph_node(&g, 1, 6, "Y");
+	tas_graph_node(&g, 2, 3, "Z");
+	tas_graph_node(&g, 2, 5, "W");
+	tas_graph_edge(&g, 0, 2);
+	tas_graph_edge(&g, 1, 2);
+	ran(info, 0, 4);
+	ran(info, 1, 6);
+	ran(info, 2, 3);
+	ran(info, 3, 5);
+	EXPECT_EQ("fan-in: zero-cost schedule", tas_graph_simulate(&g, info), 9ULL);
+	EXPECT_EQ("fan-in: critical path", tas_graph_critical_path(&g, info), 9ULL);
+	tas_graph_free(&g);
+}
+
+/*
+ * The transformer of the demo and the bench, every node run for its nominal
+ * duration: the zero-cost schedule lies between the lower bound and the sum
+ * of all work.
+ */
+static void test_transformer(void)
+{
+	struct drm_tas_node_info info[TAS_TF_MAX_NODES] = { 0 };
+	struct tas_graph_stats st;
+	__u64 ideal, lower;
+	struct tas_graph g;
+	unsigned int i;
+
+	if (tas_graph_init(&g, TAS_TF_MAX_NODES, TAS_TF_MAX_EDGES, TAS_TF_RINGS))
+		abort();
+	tas_graph_transformer(&g, 1);
+	for (i = 0; i < g.n; i++)
+		ran(info, i, g.nodes[i].duration_ns);
+	tas_graph_measure(&g, info, g.num_rings, &st);
+	ideal = tas_graph_simulate(&g, info);
+	lower = st.busiest_ring > st.critical_path ? st.busiest_ring :
+						     st.critical_path;
+	expect(ideal >= lower && ideal <= st.work,
+	       "transformer: bound <= zero-cost schedule <= work", ideal, lower);
+	tas_graph_free(&g);
+}
+
+int main(void)
+{
+	test_two_rings();
+	test_zero_time_chain();
+	test_fan_in();
+	test_transformer();
+	printf("1..%u\n", tests);
+	printf("tas-graphs-test: %u passed, %u failed\n", tests - failures,
+	       failures);
+	return failures ? 1 : 0;
+}
