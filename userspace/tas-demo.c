@@ -402,7 +402,7 @@ static void print_records(const struct tas_graph *g, const char *run,
  */
 static void print_stats(const char *name, const struct tas_graph_stats *st)
 {
-	printf("%-12s %7.2f ms %11.2f ms %10.2f ms %9.2f ms %14.3f %10.3f\n",
+	printf("%-12s %7.2f ms %11.2f ms %10.2f ms %9.2f ms %11.3f %15.3f\n",
 	       name, st->makespan / 1e6, st->critical_path / 1e6,
 	       st->busiest_ring / 1e6, st->ideal / 1e6, st->bound_ratio,
 	       st->ideal ? (double)st->makespan / st->ideal : 0);
@@ -442,7 +442,7 @@ static int run_transformer(int fd)
 	printf("node times as executed (simulated durations plus the engine's wake-up latency);\n"
 	       "bound: max(critical path, busiest ring); zero-cost: the dispatcher's order\n"
 	       "simulated with the same node times and no dispatch cost\n");
-	printf("%-12s %10s %14s %13s %12s %14s %10s\n", "dispatch", "makespan",
+	printf("%-12s %10s %14s %13s %12s %11s %15s\n", "dispatch", "makespan",
 	       "critical path", "busiest ring", "zero-cost", "over bound",
 	       "over zero-cost");
 	print_stats("stock FIFO", &fifo);

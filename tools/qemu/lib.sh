@@ -123,6 +123,11 @@ tas_build_kernel() {
 	else
 		rm -f "$TAS_KOUT/drivers/gpu/drm/tas/tas.ko"
 	fi
+	# objtool's warnings do not fail the build, but each is a bug (code
+	# that falls through a call objtool does not know as no-return, say).
+	if grep -hE 'warning: objtool: ' "$TAS_KOUT/build.log" "$TAS_KOUT/modules.log" 2>/dev/null; then
+		tas_die "objtool warned (above)"
+	fi
 	tas_log "installing the uAPI headers"
 	tas_logged "$TAS_KOUT/headers.log" tas_kmake headers_install
 }
