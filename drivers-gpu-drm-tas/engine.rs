@@ -69,7 +69,6 @@ use kernel::{
     },
     time::{
         hrtimer::{
-            HasHrTimer,
             HrTimer,
             HrTimerCallback,
             HrTimerCallbackContext,
