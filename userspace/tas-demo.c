@@ -334,7 +334,7 @@ static void print_timelines(const struct tas_graph *g,
 			b = (info[i].finished_ns - t0) * DEMO_COLUMNS / (t1 - t0);
 			for (c = a; c <= b && c < DEMO_COLUMNS; c++)
 				bar[c] = '#';
-			busy += info[i].finished_ns - info[i].started_ns;
+			busy += tas_exec_ns(&info[i]);
 		}
 		printf("  ring %u %-8s |%s| busy %6.1f ms\n", r,
 		       r < TAS_TF_RINGS ? demo_ring_names[r] : "", bar, busy / 1e6);
@@ -405,7 +405,7 @@ static void print_stats(const char *name, const struct tas_graph_stats *st)
 	printf("%-12s %7.2f ms %11.2f ms %10.2f ms %9.2f ms %11.3f %15.3f\n",
 	       name, st->makespan / 1e6, st->critical_path / 1e6,
 	       st->busiest_ring / 1e6, st->ideal / 1e6, st->bound_ratio,
-	       st->ideal ? (double)st->makespan / st->ideal : 0);
+	       st->ideal_ratio);
 }
 
 static int run_transformer(int fd)

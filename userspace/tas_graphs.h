@@ -187,6 +187,12 @@ static inline void tas_graph_transformer(struct tas_graph *g, int backward)
 	}
 }
 
+/* How long a node executed: started to finished. */
+static inline __u64 tas_exec_ns(const struct drm_tas_node_info *info)
+{
+	return info->finished_ns - info->started_ns;
+}
+
 static inline int tas_edge_cmp_to(const void *a, const void *b)
 {
 	const struct drm_tas_edge *x = a, *y = b;
@@ -214,7 +220,7 @@ static inline __u64 tas_graph_critical_path(struct tas_graph *g,
 		for (; j < g->e && g->edges[j].to == i; j++)
 			if (finish[g->edges[j].from] > start)
 				start = finish[g->edges[j].from];
-		finish[i] = start + info[i].finished_ns - info[i].started_ns;
+		finish[i] = start + tas_exec_ns(&info[i]);
 		if (finish[i] > best)
 			best = finish[i];
 	}
@@ -250,7 +256,7 @@ static inline __u64 tas_graph_simulate(struct tas_graph *g,
 		for (j = 0; j < g->e; j++)
 			if (g->edges[j].from == i && level[g->edges[j].to] > after)
 				after = level[g->edges[j].to];
-		level[i] = after + info[i].finished_ns - info[i].started_ns;
+		level[i] = after + tas_exec_ns(&info[i]);
 	}
 	for (j = 0; j < g->e; j++)
 		preds[g->edges[j].to]++;
@@ -281,8 +287,7 @@ static inline __u64 tas_graph_simulate(struct tas_graph *g,
 					best = k;
 			if (best == g->n)
 				continue;
-			ring_free[i] = now + info[best].finished_ns -
-				       info[best].started_ns;
+			ring_free[i] = now + tas_exec_ns(&info[best]);
 			done[best] = ring_free[i] + 1;
 			if (ring_free[i] > end)
 				end = ring_free[i];
@@ -440,6 +445,7 @@ struct tas_graph_stats {
 	__u64 makespan, critical_path, work, busiest_ring;
 	/* The makespan of tas_graph_simulate(): no dispatch cost. */
 	__u64 ideal;
+	double ideal_ratio;	/* makespan / ideal */
 	double ratio;	/* makespan / max(critical path, work / rings) */
 	/*
 	 * makespan / max(critical path, busiest ring's work): nodes are pinned
@@ -458,7 +464,7 @@ static inline void tas_graph_measure(struct tas_graph *g,
 
 	memset(st, 0, sizeof(*st));
 	for (i = 0; i < g->n; i++) {
-		__u64 exec = info[i].finished_ns - info[i].started_ns;
+		__u64 exec = tas_exec_ns(&info[i]);
 
 		if (info[i].queued_ns < t0)
 			t0 = info[i].queued_ns;
@@ -479,6 +485,7 @@ static inline void tas_graph_measure(struct tas_graph *g,
 						       st->critical_path;
 	st->bound_ratio = lower ? (double)st->makespan / lower : 0;
 	st->ideal = tas_graph_simulate(g, info);
+	st->ideal_ratio = st->ideal ? (double)st->makespan / st->ideal : 0;
 }
 
 /* Submits @g, waits for it and measures it; returns 0 or -errno. */

@@ -114,18 +114,23 @@ tas_configure() {
 }
 
 tas_build_kernel() {
+	local logs=("$TAS_KOUT/build.log")
+
 	tas_configure
 	tas_log "building bzImage (-j$TAS_JOBS)"
 	tas_logged "$TAS_KOUT/build.log" tas_kmake -j"$TAS_JOBS" bzImage
 	if grep -q '^CONFIG_DRM_TAS=m' "$TAS_KOUT/.config"; then
 		tas_log "building modules (-j$TAS_JOBS)"
 		tas_logged "$TAS_KOUT/modules.log" tas_kmake -j"$TAS_JOBS" modules
+		logs+=("$TAS_KOUT/modules.log")
 	else
 		rm -f "$TAS_KOUT/drivers/gpu/drm/tas/tas.ko"
 	fi
 	# objtool's warnings do not fail the build, but each is a bug (code
 	# that falls through a call objtool does not know as no-return, say).
-	if grep -hE 'warning: objtool: ' "$TAS_KOUT/build.log" "$TAS_KOUT/modules.log" 2>/dev/null; then
+	# Only this build's logs: a modules.log of an earlier configuration
+	# does not count.
+	if grep -hE 'warning: objtool: ' "${logs[@]}"; then
 		tas_die "objtool warned (above)"
 	fi
 	tas_log "installing the uAPI headers"
