@@ -711,6 +711,21 @@ impl NodeExec {
         self.done.lock().take()
     }
 
+    /// Takes the completion token if the node's finished fence has signalled.
+    ///
+    /// Looked at and taken under the token's lock: a token that is taken to look at it and put
+    /// back could miss the job's release, which takes it in between, and would then never be
+    /// dropped (it holds the node): the node's completion would be lost, and the node leaked
+    /// with the buffers of its operation.
+    pub(crate) fn take_ready_done(&self) -> Option<Done> {
+        let mut done = self.done.lock();
+        if done.as_ref().is_some_and(Done::is_ready) {
+            done.take()
+        } else {
+            None
+        }
+    }
+
     /// Records the completion of the node at `ts` with `error`.
     pub(crate) fn finish(&self, ts: u64, error: Option<Error>) {
         self.error.store(error.map_or(0, |e| e.to_errno()), Relaxed);
@@ -865,15 +880,10 @@ impl Ring {
     }
 
     /// Reports the completion of `node`, whose fence this ring signalled, to the dispatcher now
-    /// rather than when the scheduler frees its job.
+    /// rather than when the scheduler frees its job. If the scheduler has not signalled the
+    /// node's finished fence yet, the job's release reports it.
     fn report(node: &NodeExec) {
-        if let Some(done) = node.take_done() {
-            if done.is_ready() {
-                drop(done);
-            } else {
-                node.set_done(done);
-            }
-        }
+        drop(node.take_ready_done());
     }
 
     /// Lets the simulated duration of `node` pass, then performs its operation and signals
