@@ -74,8 +74,8 @@ use kernel::{
         Monotonic, //
     },
     workqueue::{
-        self,
         impl_has_work,
+        Queue,
         Work,
         WorkItem, //
     },
@@ -128,7 +128,7 @@ impl FenceCallbackHandler for Wait {
         self.fired.store(true, Relaxed);
         self.disp.mark_fired(self.slot);
         // Already queued: it will see this wait.
-        let _ = workqueue::system_long().enqueue(self.disp.clone());
+        let _ = self.disp.wq.enqueue(self.disp.clone());
     }
 }
 
@@ -183,7 +183,7 @@ impl PartialEq for Client {
 /// Lets a client whose gang the gate admitted release it.
 fn wake(client: &Client) {
     // Already queued: it will ask again.
-    let _ = workqueue::system_long().enqueue(client.0.clone());
+    let _ = client.0.wq.enqueue(client.0.clone());
 }
 
 /// The admission order of the gangs of all clients of the device.
@@ -236,6 +236,8 @@ pub(crate) struct Dispatcher {
     fired: [Atomic<u64>; MAX_LAUNCHES / FIRED_BITS],
     #[pin]
     work: Work<Dispatcher>,
+    /// The device's workqueue of the fence signalling path, which runs the work item.
+    wq: &'static Queue,
     gate: Arc<GangGate>,
 }
 
@@ -491,7 +493,7 @@ impl State {
         self.release_ready(disp);
         if self.done > 0 {
             // Already queued: it will find them.
-            let _ = workqueue::system_long().enqueue(disp.clone());
+            let _ = disp.wq.enqueue(disp.clone());
         }
     }
 
@@ -589,8 +591,13 @@ pub(crate) struct Instance {
 }
 
 impl Dispatcher {
-    /// Creates the dispatcher of a client of `num_rings` rings whose gangs `gate` admits.
-    pub(crate) fn new(num_rings: u32, gate: &Arc<GangGate>) -> Result<Arc<Self>> {
+    /// Creates the dispatcher of a client of `num_rings` rings whose gangs `gate` admits, whose
+    /// work item runs on `wq`.
+    pub(crate) fn new(
+        num_rings: u32,
+        gate: &Arc<GangGate>,
+        wq: &'static Queue,
+    ) -> Result<Arc<Self>> {
         let mut launches = KVec::with_capacity(MAX_LAUNCHES, GFP_KERNEL)?;
         for _ in 0..MAX_LAUNCHES {
             launches.push(LaunchSlot::Free, GFP_KERNEL)?;
@@ -608,6 +615,7 @@ impl Dispatcher {
                 slot_freed <- new_condvar!("tas::Dispatcher::slot_freed"),
                 fired: [const { Atomic::new(0) }; MAX_LAUNCHES / FIRED_BITS],
                 work <- new_work!("tas::Dispatcher::work"),
+                wq,
                 gate: gate.clone(),
             }),
             GFP_KERNEL,

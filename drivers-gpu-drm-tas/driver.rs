@@ -11,7 +11,11 @@ use kernel::{
     },
     faux,
     prelude::*,
-    sync::Arc, //
+    sync::Arc,
+    workqueue::{
+        OwnedQueue,
+        Queue, //
+    }, //
 };
 
 use crate::{
@@ -96,21 +100,25 @@ pub(crate) struct TasData {
     pub(crate) gate: Arc<GangGate>,
     /// Releases the buffer mappings of node operations.
     pub(crate) reaper: Arc<Reaper>,
+    /// The workqueue of the work items that signal fences: the rings' and the dispatchers'.
+    pub(crate) signal_wq: &'static Queue,
+    /// The workqueue of the work items that allocate or wait for fences, off the signalling
+    /// path: the templates' and the reaper's.
+    pub(crate) bg_wq: &'static Queue,
+    /// Owns `signal_wq`. Dropped after the other fields, when it waits for its work items.
+    pub(crate) _signal_wq_owner: OwnedQueue,
+    /// Owns `bg_wq`. Dropped last: the work items of `signal_wq` queue the reaper.
+    pub(crate) _bg_wq_owner: OwnedQueue,
 }
 
 impl Drop for TasData {
     fn drop(&mut self) {
-        // Every client is gone, so no node can be queued any more; let the rings' work items
-        // finish before the schedulers and the module's code go away.
-        for ring in self.rings.iter() {
-            ring.flush();
-        }
-        self.graph_ring.flush();
-        // Node jobs hold their ring, so the last of them to be freed (by the scheduler, or from
-        // the system workqueue for killed entities) may hold the last reference to it, and the
-        // ring's scheduler is then torn down after this returns. Wait for those teardowns: the
-        // jobs run this module's code until they are freed. (The graph ring's jobs hold no ring:
-        // dropping the field after this tears it down in place.)
+        // Every client is gone, so no node can be queued any more. Node jobs hold their ring, so
+        // the last of them to be freed (by the scheduler, or from the system workqueue for killed
+        // entities) may hold the last reference to it, and the ring's scheduler is then torn down
+        // after this returns. Wait for those teardowns: the jobs run this module's code until
+        // they are freed. (The graph ring's jobs hold no ring: dropping the field after this
+        // tears it down in place.)
         let mut waiters = [const { None }; MAX_RINGS as usize];
         for (waiter, ring) in waiters.iter_mut().zip(self.rings.iter()) {
             *waiter = Some(ring.sched.teardown_waiter());
@@ -121,9 +129,13 @@ impl Drop for TasData {
             // for the work item instead.
             let _waited = waiter.wait();
         }
-        // The nodes and templates are gone, and with them the ranges that hand their buffer
-        // mappings to the reaper.
-        self.reaper.flush();
+        // The fields go next: the graph ring's scheduler is torn down in place, and the two
+        // workqueues, last, wait for every work item of the driver (rings and dispatchers, then
+        // templates and the reaper) and for what they queue meanwhile. A node or template
+        // dropped in one of them (the last reference to a node can be a ring's, to a template
+        // its work item's) hands its buffer mappings to the reaper, which then still runs: the
+        // buffers are all released before the DRM device's memory manager is taken down, and no
+        // code of the module runs once the data is gone.
     }
 }
 

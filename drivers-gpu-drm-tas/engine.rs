@@ -81,8 +81,8 @@ use kernel::{
         Monotonic, //
     },
     workqueue::{
-        self,
         impl_has_work,
+        Queue,
         Work,
         WorkItem, //
     },
@@ -226,6 +226,7 @@ kernel::list::impl_list_item! {
 pub(crate) struct Reaper {
     #[pin]
     maps: SpinLock<List<Mapping>>,
+    wq: &'static Queue,
     #[pin]
     work: Work<Reaper>,
 }
@@ -235,10 +236,12 @@ impl_has_work! {
 }
 
 impl Reaper {
-    pub(crate) fn new() -> Result<Arc<Self>> {
+    /// Creates the reaper of a device whose work items run on `wq`.
+    pub(crate) fn new(wq: &'static Queue) -> Result<Arc<Self>> {
         Arc::pin_init(
             pin_init!(Self {
                 maps <- new_spinlock!(List::new()),
+                wq,
                 work <- new_work!("tas::Reaper::work"),
             }),
             GFP_KERNEL,
@@ -249,15 +252,7 @@ impl Reaper {
     fn release(self: &Arc<Self>, map: ListArc<Mapping>) {
         self.maps.lock().push_back(map);
         // Already queued if this fails: the work item takes the mapping with the others.
-        let _ = workqueue::system().enqueue(self.clone());
-    }
-
-    /// Waits until the work item of the reaper is idle.
-    ///
-    /// The device waits for it before the module's code can go away, once no node and no
-    /// template is left to release a mapping.
-    pub(crate) fn flush(&self) {
-        self.work.flush();
+        let _ = self.wq.enqueue(self.clone());
     }
 }
 
@@ -791,6 +786,8 @@ pub(crate) struct Ring {
     fifo: SpinLock<KVec<Arc<NodeExec>>>,
     /// The clock of the nodes' simulated execution, used by the work item only.
     alarm: Arc<Alarm>,
+    /// The device's workqueue of the fence signalling path, which runs the work item.
+    wq: &'static Queue,
     #[pin]
     work: Work<Ring>,
 }
@@ -800,21 +797,28 @@ impl_has_work! {
 }
 
 impl Ring {
-    /// Creates ring `index` with a queue `depth` nodes deep and a job timeout.
+    /// Creates ring `index` with a queue `depth` nodes deep and a job timeout, whose work item
+    /// runs on `wq`.
     pub(crate) fn new(
         dev: &device::Device,
+        wq: &'static Queue,
         index: u32,
         depth: u32,
         timeout: Delta,
     ) -> Result<Arc<Self>> {
         let name = RING_NAMES.get(index as usize).copied().ok_or(EINVAL)?;
-        Self::new_named(dev, index, name, depth, Some(timeout))
+        Self::new_named(dev, wq, index, name, depth, Some(timeout))
     }
 
     /// Creates the graph ring, which completes graphs and executes no node.
-    pub(crate) fn new_graph(dev: &device::Device, index: u32) -> Result<Arc<Self>> {
+    pub(crate) fn new_graph(
+        dev: &device::Device,
+        wq: &'static Queue,
+        index: u32,
+    ) -> Result<Arc<Self>> {
         Self::new_named(
             dev,
+            wq,
             index,
             GRAPH_RING_NAME,
             crate::driver::MAX_RING_DEPTH,
@@ -824,6 +828,7 @@ impl Ring {
 
     fn new_named(
         dev: &device::Device,
+        wq: &'static Queue,
         index: u32,
         name: &'static CStr,
         depth: u32,
@@ -839,6 +844,7 @@ impl Ring {
                 index,
                 sched,
                 alarm,
+                wq,
                 ctx: core::array::from_fn(|_| FenceContext::new(c"tas", name)),
                 fifo <- new_spinlock!(fifo),
                 work <- new_work!("tas::Ring::work"),
@@ -967,14 +973,6 @@ impl Ring {
         None
     }
 
-    /// Waits until the work item of the ring is idle.
-    ///
-    /// The work item runs driver code after the fence of its last node has signalled; the device
-    /// waits for it before its data, and the module's code, can go away.
-    pub(crate) fn flush(&self) {
-        self.work.flush();
-    }
-
     fn remove(&self, node: &Arc<NodeExec>) {
         let removed = {
             let mut fifo = self.fifo.lock();
@@ -1053,7 +1051,7 @@ impl JobImpl for NodeJob {
             .map_err(|_| EBUSY)?;
         // Enqueueing fails only while the work is queued and not yet running, in which case it
         // will find the node.
-        let _ = workqueue::system_long().enqueue(ring);
+        let _ = ring.wq.enqueue(ring.clone());
         Ok(Some(hw))
     }
 

@@ -255,7 +255,7 @@ impl drm::file::DriverFile for File {
         let list = KVec::with_capacity(GRAPH_HISTORY, GFP_KERNEL)?;
         KBox::pin_init(
             try_pin_init!(Self {
-                disp: Dispatcher::new(dev.num_rings, &dev.gate)?,
+                disp: Dispatcher::new(dev.num_rings, &dev.gate, dev.signal_wq)?,
                 budget: Budget::new()?,
                 entities,
                 fifo_entities,
@@ -396,7 +396,7 @@ impl File {
         }
         let checked = graph::check_graph(dev, file, &args.nodes, &args.edges)?;
         checked.check_classes()?;
-        let template = Template::new(checked, &dev.rings, &this.entities, &this.disp)?;
+        let template = Template::new(checked, &dev.rings, &this.entities, &this.disp, dev.bg_wq)?;
         let nodes = template.len() as u64;
         let mut templates = this.templates.lock();
         if !fits(&templates, nodes) {

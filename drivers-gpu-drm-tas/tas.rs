@@ -16,7 +16,12 @@ use kernel::{
     drm,
     faux,
     prelude::*,
-    time::Delta, //
+    time::Delta,
+    workqueue::{
+        OwnedQueue,
+        Queue,
+        QueueFlags, //
+    }, //
 };
 
 use crate::{
@@ -97,15 +102,43 @@ impl kernel::Module for TasModule {
         // declared before `_faux` and hence dropped first; neither is ever forgotten.
         let fdev: &'static faux::Device<Bound> = unsafe { &*ptr::from_ref(faux.as_ref()) };
 
+        // The driver's work items, on queues of its own: dropping them waits for all of them,
+        // which the system workqueues cannot do. The rings' and the dispatchers' work items
+        // signal fences, which memory reclaim may wait for: their queue has a rescuer, which
+        // nothing that allocates or waits for a fence may hold up, so the templates' and the
+        // reaper's work items have the other queue.
+        let signal_wq_owner = OwnedQueue::new(
+            c"tas-signal",
+            QueueFlags::UNBOUND | QueueFlags::MEM_RECLAIM,
+            0,
+        )?;
+        let bg_wq_owner = OwnedQueue::new(c"tas-bg", QueueFlags::UNBOUND, 0)?;
+        // SAFETY: Each owner dereferences to its C workqueue, not into the owner itself, so
+        // moving the owners into the device data below does not invalidate the references. The
+        // workqueues are destroyed when the device data is dropped, as its last fields, once the
+        // rings' schedulers are torn down (see `TasData::drop`). Only the driver's objects use
+        // the references, and they queue work only while a client, a job or a work item of the
+        // driver is alive: the clients are gone before the device data is dropped and the jobs
+        // before the teardowns end; `destroy_workqueue()` lets the work items of its queue, with
+        // what they queue on it, finish first, and the work items of `signal_wq` (which queue
+        // the reaper on `bg_wq`) are all done before `bg_wq` goes.
+        let (signal_wq, bg_wq): (&'static Queue, &'static Queue) = unsafe {
+            (
+                &*ptr::from_ref::<Queue>(&*signal_wq_owner),
+                &*ptr::from_ref::<Queue>(&*bg_wq_owner),
+            )
+        };
+
         // The rings' schedulers name the device in messages and trace events and hold a
         // reference to it.
         let dev: &device::Device = fdev.as_ref();
         let mut rings = KVec::with_capacity(num_rings as usize, GFP_KERNEL)?;
         for index in 0..num_rings {
             let timeout = Delta::from_millis(job_timeout_ms.into());
-            rings.push(Ring::new(dev, index, ring_depth, timeout)?, GFP_KERNEL)?;
+            let ring = Ring::new(dev, signal_wq, index, ring_depth, timeout)?;
+            rings.push(ring, GFP_KERNEL)?;
         }
-        let graph_ring = Ring::new_graph(dev, num_rings)?;
+        let graph_ring = Ring::new_graph(dev, signal_wq, num_rings)?;
 
         let drm = drm::UnregisteredDevice::<TasDriver>::new(
             fdev,
@@ -116,7 +149,11 @@ impl kernel::Module for TasModule {
                 rings,
                 graph_ring,
                 gate: GangGate::new()?,
-                reaper: Reaper::new()?,
+                reaper: Reaper::new(bg_wq)?,
+                signal_wq,
+                bg_wq,
+                _signal_wq_owner: signal_wq_owner,
+                _bg_wq_owner: bg_wq_owner,
             }),
         )?;
 

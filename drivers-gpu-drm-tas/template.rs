@@ -27,8 +27,8 @@ use kernel::{
     },
     uapi,
     workqueue::{
-        self,
         impl_has_work,
+        Queue,
         Work,
         WorkItem, //
     },
@@ -73,6 +73,8 @@ pub(crate) struct Template {
     memcg: Option<MemCgroup>,
     #[pin]
     pool: Mutex<KVec<(Instance, GraphRecord)>>,
+    /// The device's workqueue for work off the fence signalling path, which runs the work item.
+    wq: &'static Queue,
     #[pin]
     work: Work<Template>,
 }
@@ -106,12 +108,13 @@ impl WorkItem for Template {
 
 impl Template {
     /// Creates a template of a checked graph for the client `disp` with its `entities`, and
-    /// starts building its first instances.
+    /// starts building its first instances in its work item, on `wq`.
     pub(crate) fn new(
         graph: CheckedGraph,
         rings: &[Arc<Ring>],
         entities: &[Arc<Entity<NodeJob>>],
         disp: &Arc<Dispatcher>,
+        wq: &'static Queue,
     ) -> Result<Arc<Self>> {
         let CheckedGraph {
             nodes,
@@ -137,11 +140,12 @@ impl Template {
                 disp: disp.clone(),
                 memcg: MemCgroup::current(),
                 pool <- new_mutex!(KVec::with_capacity(POOL, client_gfp())?),
+                wq,
                 work <- new_work!("tas::Template::work"),
             }? Error),
             client_gfp(),
         )?;
-        let _ = workqueue::system_long().enqueue(this.clone());
+        let _ = this.wq.enqueue(this.clone());
         Ok(this)
     }
 
@@ -175,7 +179,7 @@ impl Template {
             None => self.build()?,
         };
         // Already queued: it will fill the pool up.
-        let _ = workqueue::system_long().enqueue(self.clone());
+        let _ = self.wq.enqueue(self.clone());
         Ok(inst)
     }
 
