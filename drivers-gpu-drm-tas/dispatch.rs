@@ -582,8 +582,7 @@ pub(crate) struct NodeInit {
     pub(crate) exec: Arc<NodeExec>,
 }
 
-/// The jobs and run state of one launch of a plan, built before the launch (for templates,
-/// ahead of time).
+/// The jobs and run state of one launch of a plan, built before the launch.
 pub(crate) struct Instance {
     tag: Arc<LaunchTag>,
     slots: KVVec<Slot>,

@@ -69,10 +69,12 @@ pub(crate) const GRAPH_HISTORY_NODES: usize = 65536;
 /// completed); a submission that would exceed it waits.
 pub(crate) const MAX_NODES_IN_FLIGHT: u64 = 65536;
 
+// series: from tas-templates
 /// Largest number of nodes of one file's templates together.
 pub(crate) const MAX_TEMPLATE_NODES: u64 = 65536;
 
-/// Allocation flags for memory whose amount a client decides (its graphs and templates):
+// series: end
+/// Allocation flags for memory whose amount a client decides (the graphs it submits or keeps):
 /// charged to the client's memory cgroup, and failing with `ENOMEM`, without an OOM kill or a
 /// warning, when the cgroup or the system has no room for it.
 pub(crate) fn client_gfp() -> Flags {
@@ -103,7 +105,12 @@ pub(crate) struct TasData {
     /// The workqueue of the work items that signal fences: the rings' and the dispatchers'.
     pub(crate) signal_wq: &'static Queue,
     /// The workqueue of the work items that allocate or wait for fences, off the signalling
+    // series: until tas-templates
+    /// path: the reaper's.
+    // series: end
+    // series: from tas-templates
     /// path: the templates' and the reaper's.
+    // series: end
     pub(crate) bg_wq: &'static Queue,
     /// Owns `signal_wq`. Dropped after the other fields, when it waits for its work items.
     pub(crate) _signal_wq_owner: OwnedQueue,
@@ -131,11 +138,19 @@ impl Drop for TasData {
         }
         // The fields go next: the graph ring's scheduler is torn down in place, and the two
         // workqueues, last, wait for every work item of the driver (rings and dispatchers, then
+        // series: until tas-templates
+        // the reaper) and for what they queue meanwhile. A node dropped in one of them (the last
+        // reference to a node can be a ring's) hands its buffer mappings to the reaper, which
+        // then still runs: the buffers are all released before the DRM device's memory manager
+        // is taken down, and no code of the module runs once the data is gone.
+        // series: end
+        // series: from tas-templates
         // templates and the reaper) and for what they queue meanwhile. A node or template
         // dropped in one of them (the last reference to a node can be a ring's, to a template
         // its work item's) hands its buffer mappings to the reaper, which then still runs: the
         // buffers are all released before the DRM device's memory manager is taken down, and no
         // code of the module runs once the data is gone.
+        // series: end
     }
 }
 
@@ -166,11 +181,13 @@ impl drm::Driver for TasDriver {
         (TAS_BO_MMAP_OFFSET, drm_tas_bo_mmap_offset, ioctl::RENDER_ALLOW, File::bo_mmap_offset),
         (TAS_SUBMIT_GRAPH, drm_tas_submit_graph, ioctl::RENDER_ALLOW, File::submit_graph),
         (TAS_GRAPH_INFO, drm_tas_graph_info, ioctl::RENDER_ALLOW, File::graph_info),
+        // series: from tas-templates
         (TAS_TEMPLATE_CREATE, drm_tas_template_create, ioctl::RENDER_ALLOW,
             File::template_create),
         (TAS_TEMPLATE_LAUNCH, drm_tas_template_launch, ioctl::RENDER_ALLOW,
             File::template_launch),
         (TAS_TEMPLATE_DESTROY, drm_tas_template_destroy, ioctl::RENDER_ALLOW,
             File::template_destroy),
+        // series: end
     }
 }

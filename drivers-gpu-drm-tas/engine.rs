@@ -417,21 +417,30 @@ impl Op {
     }
 }
 
+// series: until tas-templates
+/// The operation of a node.
+// series: end
+// series: from tas-templates
 /// The operation of a node: its own, or one of a template's, shared by all of its launches.
+// series: end
 pub(crate) enum OpRef {
     Own(Op),
+    // series: from tas-templates
     Shared(Arc<KVVec<Op>>, usize),
+    // series: end
 }
 
 impl OpRef {
     fn execute(&self) {
         match self {
-            OpRef::Own(op) => op.execute(),
+            // series: from tas-templates
             OpRef::Shared(ops, i) => {
                 if let Some(op) = ops.get(*i) {
                     op.execute();
                 }
             }
+            // series: end
+            OpRef::Own(op) => op.execute(),
         }
     }
 }

@@ -55,7 +55,9 @@ use crate::{
         MAX_NODES_IN_FLIGHT,
         MAX_SIGNALS,
         MAX_STRIDE,
+        // series: from tas-templates
         MAX_TEMPLATE_NODES,
+        // series: end
         MAX_WAITS,
         UAPI_VERSION, //
     },
@@ -72,10 +74,12 @@ use crate::{
         Entities,
         GraphRecord, //
     },
+    // series: from tas-templates
     template::{
         Template,
         MAX_TEMPLATES, //
     },
+    // series: end
 };
 
 /// Bit mask of the operations the engine supports (`DRM_TAS_PARAM_OPS`).
@@ -130,6 +134,7 @@ impl Graphs {
     }
 }
 
+// series: from tas-templates
 /// The templates of a file, at most [`MAX_TEMPLATES`] with at most [`MAX_TEMPLATE_NODES`]
 /// nodes together.
 struct Templates {
@@ -139,6 +144,7 @@ struct Templates {
     nodes: u64,
 }
 
+// series: end
 /// The nodes of a file's graphs in flight, at most [`MAX_NODES_IN_FLIGHT`]: what bounds the
 /// memory a file's submissions hold (besides its memory cgroup, which is charged for it).
 #[pin_data]
@@ -199,7 +205,12 @@ impl Drop for Charge {
 }
 
 /// A client of the driver: its dispatcher, one scheduler entity per ring and class and one per
+// series: until tas-templates
+/// ring for the stock dispatch, and its graphs.
+// series: end
+// series: from tas-templates
 /// ring for the stock dispatch, its graphs and templates.
+// series: end
 #[pin_data(PinnedDrop)]
 pub(crate) struct File {
     disp: Arc<Dispatcher>,
@@ -212,8 +223,10 @@ pub(crate) struct File {
     graph_entity: Pin<KBox<Entity<NodeJob>>>,
     #[pin]
     graphs: Mutex<Graphs>,
+    // series: from tas-templates
     #[pin]
     templates: Mutex<Templates>,
+    // series: end
 }
 
 #[pinned_drop]
@@ -222,10 +235,12 @@ impl PinnedDrop for File {
         // Nodes not released yet are cancelled before the entities go, which cancels the
         // released ones still queued.
         self.disp.close();
+        // series: from tas-templates
         // The templates' work items run driver code.
         for (_, template) in self.templates.lock().list.iter() {
             template.flush();
         }
+        // series: end
     }
 }
 
@@ -265,11 +280,13 @@ impl drm::file::DriverFile for File {
                     list,
                     nodes: 0,
                 }),
+                // series: from tas-templates
                 templates <- new_mutex!(Templates {
                     next_handle: 1,
                     list: KVec::with_capacity(MAX_TEMPLATES, GFP_KERNEL)?,
                     nodes: 0,
                 }),
+                // series: end
             }? Error),
             GFP_KERNEL,
         )
@@ -304,7 +321,9 @@ impl File {
             uapi::drm_tas_param_DRM_TAS_PARAM_RING_DEPTH => dev.ring_depth.into(),
             uapi::drm_tas_param_DRM_TAS_PARAM_MAX_STRIDE => MAX_STRIDE.into(),
             uapi::drm_tas_param_DRM_TAS_PARAM_MAX_NODES_IN_FLIGHT => MAX_NODES_IN_FLIGHT,
+            // series: from tas-templates
             uapi::drm_tas_param_DRM_TAS_PARAM_MAX_TEMPLATE_NODES => MAX_TEMPLATE_NODES,
+            // series: end
             _ => return Err(EINVAL),
         };
 
@@ -374,6 +393,7 @@ impl File {
         Ok(0)
     }
 
+    // series: from tas-templates
     /// IOCTL: template_create: Validate a graph once and keep it for launches.
     pub(crate) fn template_create(
         dev: &TasDevice<Registered>,
@@ -482,6 +502,7 @@ impl File {
         Ok(0)
     }
 
+    // series: end
     /// IOCTL: graph_info: Read the per-node timestamps and errors of a graph.
     pub(crate) fn graph_info(
         _dev: &TasDevice<Registered>,

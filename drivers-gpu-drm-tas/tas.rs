@@ -44,7 +44,9 @@ mod engine;
 mod file;
 mod gem;
 mod graph;
+// series: from tas-templates
 mod template;
+// series: end
 
 module! {
     type: TasModule,
@@ -105,10 +107,17 @@ impl kernel::Module for TasModule {
         // The driver's work items, on queues of its own: dropping them waits for all of them,
         // which the system workqueues cannot do. The rings' and the dispatchers' work items
         // signal fences, which memory reclaim may wait for: their queue has a rescuer, which
+        // series: until tas-templates
+        // nothing that allocates or waits for a fence may hold up, so the reaper's work items
+        // have the other queue.
+        // series: end
+        // series: from tas-templates
         // nothing that allocates or waits for a fence may hold up, so the templates' and the
-        // reaper's work items have the other queue. The first is per CPU, as `system_long_wq`
-        // was: on an unbound queue, the members of a gang, released together, started up to
-        // 1.4 ms apart at p99 (`make bench`), against 0.2 ms on a per-CPU one.
+        // reaper's work items have the other queue.
+        // series: end
+        // The first is per CPU, as `system_long_wq` was: on an unbound queue, the members of a
+        // gang, released together, started up to 1.4 ms apart at p99 (`make bench`), against
+        // 0.2 ms on a per-CPU one.
         let signal_wq_owner = OwnedQueue::new(
             c"tas-signal",
             QueueFlags::PERCPU | QueueFlags::MEM_RECLAIM,

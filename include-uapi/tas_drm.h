@@ -134,11 +134,13 @@ enum drm_tas_param {
 	 */
 	DRM_TAS_PARAM_MAX_NODES_IN_FLIGHT = 12,
 
+/* series: from tas-templates */
 	/**
 	 * @DRM_TAS_PARAM_MAX_TEMPLATE_NODES: Largest number of nodes of one
 	 * file's templates together. Currently 65536. (Since version 4.)
 	 */
 	DRM_TAS_PARAM_MAX_TEMPLATE_NODES = 13,
+/* series: end */
 };
 
 /**
@@ -527,6 +529,7 @@ struct drm_tas_graph_info {
 	__u32 done;
 };
 
+/* series: from tas-templates */
 /**
  * struct drm_tas_template_create - Argument of
  * &DRM_IOCTL_TAS_TEMPLATE_CREATE.
@@ -586,15 +589,18 @@ struct drm_tas_template_destroy {
 	/** @pad: [in] Must be zero. */
 	__u32 pad;
 };
+/* series: end */
 
 #define DRM_TAS_GET_PARAM		0x00
 #define DRM_TAS_BO_CREATE		0x01
 #define DRM_TAS_BO_MMAP_OFFSET		0x02
 #define DRM_TAS_SUBMIT_GRAPH		0x03
 #define DRM_TAS_GRAPH_INFO		0x04
+/* series: from tas-templates */
 #define DRM_TAS_TEMPLATE_CREATE		0x05
 #define DRM_TAS_TEMPLATE_LAUNCH		0x06
 #define DRM_TAS_TEMPLATE_DESTROY	0x07
+/* series: end */
 
 /**
  * DOC: TAS ioctls
@@ -681,6 +687,7 @@ struct drm_tas_template_destroy {
  *    from the graph's node count, a stride below the size of
  *    &struct drm_tas_node_info or above &DRM_TAS_PARAM_MAX_STRIDE, or
  *    non-zero flags; -EFAULT for an array that cannot be written.
+ * series: from tas-templates
  *
  * .. c:macro:: DRM_IOCTL_TAS_TEMPLATE_CREATE
  *
@@ -711,6 +718,7 @@ struct drm_tas_template_destroy {
  *    Destroy a template, see &struct drm_tas_template_destroy. Launches
  *    in flight complete normally. Errors: -ENOENT for an unknown
  *    template; -EINVAL for non-zero padding; -EFAULT.
+ * series: end
  */
 
 /* Note: this is an enum so that it can be resolved by Rust bindgen. */
@@ -725,12 +733,14 @@ enum {
 						   struct drm_tas_submit_graph),
 	DRM_IOCTL_TAS_GRAPH_INFO	= DRM_IOWR(DRM_COMMAND_BASE + DRM_TAS_GRAPH_INFO,
 						   struct drm_tas_graph_info),
+/* series: from tas-templates */
 	DRM_IOCTL_TAS_TEMPLATE_CREATE	= DRM_IOWR(DRM_COMMAND_BASE + DRM_TAS_TEMPLATE_CREATE,
 						   struct drm_tas_template_create),
 	DRM_IOCTL_TAS_TEMPLATE_LAUNCH	= DRM_IOWR(DRM_COMMAND_BASE + DRM_TAS_TEMPLATE_LAUNCH,
 						   struct drm_tas_template_launch),
 	DRM_IOCTL_TAS_TEMPLATE_DESTROY	= DRM_IOWR(DRM_COMMAND_BASE + DRM_TAS_TEMPLATE_DESTROY,
 						   struct drm_tas_template_destroy),
+/* series: end */
 };
 
 #if defined(__cplusplus)

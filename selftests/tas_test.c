@@ -43,6 +43,14 @@
 #define TAS_NUM_CLASSES		(DRM_TAS_CLASS_BATCH + 1)
 #define TAS_MATMUL_MAX_DIM	256
 
+/* The last parameter this version of the uAPI knows. */
+/* series: until tas-templates-tests */
+#define TAS_LAST_PARAM		DRM_TAS_PARAM_MAX_NODES_IN_FLIGHT
+/* series: end */
+/* series: from tas-templates-tests */
+#define TAS_LAST_PARAM		DRM_TAS_PARAM_MAX_TEMPLATE_NODES
+/* series: end */
+
 /* How long a test waits for a graph before it declares the device hung. */
 #define TAS_WAIT_NS		(10 * TAS_NSEC_PER_SEC)
 
@@ -562,7 +570,9 @@ TEST_F(tas, param_limits)
 		{ DRM_TAS_PARAM_MAX_DURATION_NS, 10 * TAS_NSEC_PER_SEC },
 		{ DRM_TAS_PARAM_MAX_STRIDE, 4096 },
 		{ DRM_TAS_PARAM_MAX_NODES_IN_FLIGHT, 65536 },
+/* series: from tas-templates-tests */
 		{ DRM_TAS_PARAM_MAX_TEMPLATE_NODES, 65536 },
+/* series: end */
 	};
 	unsigned int i;
 
@@ -609,8 +619,7 @@ TEST_F(tas, param_ring_depth)
 TEST_F(tas, param_unknown)
 {
 	static const __u32 unknown[] = {
-		DRM_TAS_PARAM_MAX_TEMPLATE_NODES + 1, 0x100, 0x80000000,
-		0xffffffff,
+		TAS_LAST_PARAM + 1, 0x100, 0x80000000, 0xffffffff,
 	};
 	unsigned int i;
 
@@ -628,9 +637,7 @@ TEST_F(tas, pad_nonzero)
 	unsigned int i;
 	__u32 param;
 
-	for (param = DRM_TAS_PARAM_VERSION;
-	     param <= DRM_TAS_PARAM_MAX_TEMPLATE_NODES;
-	     param++) {
+	for (param = DRM_TAS_PARAM_VERSION; param <= TAS_LAST_PARAM; param++) {
 		for (i = 0; i < ARRAY_SIZE(pads); i++) {
 			__u64 value = 0;
 
@@ -3704,6 +3711,7 @@ TEST_F(tas, latency_class_overtakes_batch)
 	free(batch);
 }
 
+/* series: from tas-templates-tests */
 static int tas_template_create(int fd, const struct drm_tas_node *nodes,
 			       __u32 num_nodes, const struct drm_tas_edge *edges,
 			       __u32 num_edges, __u32 *handle)
@@ -3886,6 +3894,7 @@ TEST_F(tas, template_errors)
 	ASSERT_EQ(0, tas_run_nop(self->fd));
 }
 
+/* series: end */
 /*
  * A stock-dispatch (FIFO) node waits in the scheduler for what it depends
  * on; the graph dispatcher's nodes, queued only once ready, must not end up
@@ -4120,7 +4129,10 @@ TEST_F(tas, latency_class_needs_cap_sys_nice)
 {
 	struct drm_tas_sync signal;
 	struct drm_tas_node node;
-	__u32 syncobj, handle;
+	__u32 syncobj;
+/* series: from tas-templates-tests */
+	__u32 handle;
+/* series: end */
 
 	ASSERT_EQ(0, tas_syncobj_create(self->fd, 0, &syncobj));
 	tas_sync_init(&signal, syncobj, DRM_TAS_NODE_GRAPH, 0);
@@ -4138,17 +4150,21 @@ TEST_F(tas, latency_class_needs_cap_sys_nice)
 	EXPECT_EQ(-EACCES, tas_submit(self->fd, &node, 1, NULL, 0, NULL, 0,
 				      &signal, 1, NULL));
 	EXPECT_EQ(0, tas_syncobj_has_fence(self->fd, syncobj));
+/* series: from tas-templates-tests */
 	EXPECT_EQ(-EACCES, tas_template_create(self->fd, &node, 1, NULL, 0,
 					       &handle));
+/* series: end */
 	ASSERT_EQ(0, tas_submit_flags(self->fd, DRM_TAS_SUBMIT_FIFO, &node, 1,
 				      NULL, 0, NULL, 0, &signal, 1, NULL));
 	ASSERT_EQ(0, tas_syncobj_wait_graph(self->fd, syncobj));
 	node.class = DRM_TAS_CLASS_NORMAL;
 	EXPECT_EQ(0, tas_submit(self->fd, &node, 1, NULL, 0, NULL, 0, NULL, 0,
 				NULL));
+/* series: from tas-templates-tests */
 	node.class = DRM_TAS_CLASS_BATCH;
 	EXPECT_EQ(0, tas_template_create(self->fd, &node, 1, NULL, 0, &handle));
 	EXPECT_EQ(0, tas_template_destroy(self->fd, handle));
+/* series: end */
 	tas_syncobj_destroy(self->fd, syncobj);
 	ASSERT_EQ(0, tas_run_nop(self->fd));
 }
@@ -4328,6 +4344,7 @@ TEST_F_TIMEOUT(tas, submit_waits_for_node_budget, 300)
 	ASSERT_EQ(0, tas_run_nop(self->fd));
 }
 
+/* series: from tas-templates-tests */
 /*
  * A file's templates have at most DRM_TAS_PARAM_MAX_TEMPLATE_NODES nodes
  * together: one more is refused with -ENOSPC, and destroying a template
@@ -4372,6 +4389,7 @@ TEST_F_TIMEOUT(tas, template_node_limit, 300)
 	ASSERT_EQ(0, tas_run_nop(self->fd));
 }
 
+/* series: end */
 static int tas_write_file(const char *path, const char *value)
 {
 	int fd, ret = 0;
@@ -4554,6 +4572,7 @@ TEST_F_TIMEOUT(tas, memcg_limit_fails_submission_quietly, 120)
 	free(nodes);
 }
 
+/* series: from tas-templates-tests */
 /* Reads memory.current until it has not changed for 500 ms (at most 20 s). */
 static __u64 tas_memcg_settled(const char *dir)
 {
@@ -4614,6 +4633,7 @@ TEST_F_TIMEOUT(tas, memcg_charges_template_instances, 120)
 	free(nodes);
 }
 
+/* series: end */
 /*
  * Fault injection, as syzkaller does it: the n-th allocation of one call
  * fails, for n = 1, 2, ... until the call makes fewer than n allocations
@@ -4705,11 +4725,28 @@ static int tas_syncobj_query(int fd, __u32 handle, __u64 *point)
 enum tas_fault_call {
 	TAS_FAULT_SUBMIT,
 	TAS_FAULT_SUBMIT_FIFO,
-	TAS_FAULT_TEMPLATE_LAUNCH,
-	TAS_FAULT_TEMPLATE_CREATE,
 	TAS_FAULT_BO_CREATE,
 	TAS_FAULT_GRAPH_INFO,
+/* series: from tas-templates-tests */
+	TAS_FAULT_TEMPLATE_LAUNCH,
+	TAS_FAULT_TEMPLATE_CREATE,
+/* series: end */
 };
+
+/* Whether @call runs the graph (and may change its syncobjs). */
+static bool tas_fault_runs_graph(enum tas_fault_call call)
+{
+	switch (call) {
+	case TAS_FAULT_SUBMIT:
+	case TAS_FAULT_SUBMIT_FIFO:
+/* series: from tas-templates-tests */
+	case TAS_FAULT_TEMPLATE_LAUNCH:
+/* series: end */
+		return true;
+	default:
+		return false;
+	}
+}
 
 FIXTURE(tas_fault) {
 	int fd;
@@ -4734,14 +4771,6 @@ FIXTURE_VARIANT_ADD(tas_fault, submit_graph_fifo) {
 	.call = TAS_FAULT_SUBMIT_FIFO,
 };
 
-FIXTURE_VARIANT_ADD(tas_fault, template_launch) {
-	.call = TAS_FAULT_TEMPLATE_LAUNCH,
-};
-
-FIXTURE_VARIANT_ADD(tas_fault, template_create) {
-	.call = TAS_FAULT_TEMPLATE_CREATE,
-};
-
 FIXTURE_VARIANT_ADD(tas_fault, bo_create) {
 	.call = TAS_FAULT_BO_CREATE,
 };
@@ -4749,6 +4778,16 @@ FIXTURE_VARIANT_ADD(tas_fault, bo_create) {
 FIXTURE_VARIANT_ADD(tas_fault, graph_info) {
 	.call = TAS_FAULT_GRAPH_INFO,
 };
+/* series: from tas-templates-tests */
+
+FIXTURE_VARIANT_ADD(tas_fault, template_launch) {
+	.call = TAS_FAULT_TEMPLATE_LAUNCH,
+};
+
+FIXTURE_VARIANT_ADD(tas_fault, template_create) {
+	.call = TAS_FAULT_TEMPLATE_CREATE,
+};
+/* series: end */
 
 /*
  * Node 0 (ring 0) fills the first words of the buffer, node 1 (ring 1)
@@ -4776,8 +4815,10 @@ FIXTURE_SETUP(tas_fault)
 	tas_buf_init(&self->nodes[1].src[0], self->bo, 0, range);
 	tas_buf_init(&self->nodes[1].dst, self->bo, range, range);
 	tas_edge_init(&self->edge, 0, 1);
+/* series: from tas-templates-tests */
 	ASSERT_EQ(0, tas_template_create(self->fd, self->nodes, 2, &self->edge,
 					 1, &self->tpl));
+/* series: end */
 	/* GRAPH_INFO's graph; done before the tests look at the buffer. */
 	ASSERT_EQ(0, tas_syncobj_create(self->fd, 0, &syncobj));
 	tas_sync_init(&signal, syncobj, DRM_TAS_NODE_GRAPH, 0);
@@ -4818,8 +4859,12 @@ static int tas_fault_run(int fd, enum tas_fault_call call, __u32 tpl,
 	case TAS_FAULT_SUBMIT_FIFO:
 		return tas_submit_flags(fd, DRM_TAS_SUBMIT_FIFO, nodes, 2, edge,
 					1, NULL, 0, signals, 2, NULL);
-	default:
+/* series: from tas-templates-tests */
+	case TAS_FAULT_TEMPLATE_LAUNCH:
 		return tas_template_launch(fd, tpl, NULL, 0, signals, 2, NULL);
+/* series: end */
+	default:
+		return -EINVAL;
 	}
 }
 
@@ -4828,7 +4873,7 @@ TEST_F_TIMEOUT(tas_fault, nth_allocation_fails, 300)
 {
 	enum tas_fault_call call = variant->call;
 	struct drm_tas_node_info info[2];
-	bool graph = call <= TAS_FAULT_TEMPLATE_LAUNCH;
+	bool graph = tas_fault_runs_graph(call);
 	__u32 binary = 0, timeline = 0, handle = 0;
 	unsigned int n, failed = 0, tolerated = 0;
 	__u64 point;
@@ -4844,10 +4889,12 @@ TEST_F_TIMEOUT(tas_fault, nth_allocation_fails, 300)
 
 		ASSERT_EQ(0, tas_fault_arm(self->nth, n));
 		switch (call) {
+/* series: from tas-templates-tests */
 		case TAS_FAULT_TEMPLATE_CREATE:
 			ret = tas_template_create(self->fd, self->nodes, 2,
 						  &self->edge, 1, &handle);
 			break;
+/* series: end */
 		case TAS_FAULT_BO_CREATE:
 			ret = tas_bo_create(self->fd, 1 << 20, 0, &handle);
 			break;
@@ -4869,8 +4916,10 @@ TEST_F_TIMEOUT(tas_fault, nth_allocation_fails, 300)
 			failed++;
 		} else {
 			tolerated += fired;
+/* series: from tas-templates-tests */
 			if (call == TAS_FAULT_TEMPLATE_CREATE)
 				ASSERT_EQ(0, tas_template_destroy(self->fd, handle));
+/* series: end */
 			if (call == TAS_FAULT_BO_CREATE)
 				ASSERT_EQ(0, tas_bo_close(self->fd, handle));
 		}

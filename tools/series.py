@@ -19,7 +19,8 @@ a later patch or leave in one:
     // series: end
 
 ID is the id: of a patch in series.yaml; blocks nest; the comment leader may
-be //, #, /* (closed by */ on the same line) or .. (reStructuredText). The
+be //, #, /* (closed by */ on the same line), * (a line inside a C block
+comment, such as a DOC: section) or .. (reStructuredText). The
 marker lines themselves never reach a patch. Every patch after the one adding
 a file updates it when its version there differs.
 
@@ -79,7 +80,7 @@ def git(*args, cwd=TREE, env=None, input=None, check=True):
 
 
 MARKER = re.compile(
-    r"^\s*(?://|#|/\*|\.\.)\s*series:\s*(?:(from|until)\s+([A-Za-z0-9_-]+)|(end))"
+    r"^\s*(?://|#|/\*|\*|\.\.)\s*series:\s*(?:(from|until)\s+([A-Za-z0-9_-]+)|(end))"
     r"\s*(?:\*/)?\s*$")
 
 

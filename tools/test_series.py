@@ -47,6 +47,11 @@ class Stage(unittest.TestCase):
         with self.assertRaises(SystemExit):
             self.stage(1, text)
 
+    def test_block_comment_lines(self):
+        text = "/*\n * a\n * series: from gangs\n * b\n * series: end\n */\n"
+        self.assertEqual(self.stage(3, text), "/*\n * a\n */\n")
+        self.assertEqual(self.stage(4, text), "/*\n * a\n * b\n */\n")
+
     def test_unknown_id(self):
         self.errors("// series: from nope\nx\n// series: end\n")
 
