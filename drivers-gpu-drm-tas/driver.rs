@@ -2,6 +2,23 @@
 
 //! The DRM driver of the TAS virtual device.
 
+// series: until tas-graph
+use kernel::{
+    device::DeviceContext,
+    drm::{
+        self,
+        ioctl, //
+    },
+    faux,
+    prelude::*, //
+};
+
+use crate::{
+    file::File,
+    gem::Bo, //
+};
+// series: end
+// series: from tas-graph
 use kernel::{
     alloc::Flags,
     device::DeviceContext,
@@ -27,10 +44,12 @@ use crate::{
     file::File,
     gem::Bo, //
 };
+// series: end
 
 /// Version of the uAPI, reported by `DRM_TAS_PARAM_VERSION`.
 pub(crate) const UAPI_VERSION: u64 = 4;
 
+// series: from tas-graph
 /// Largest number of rings the virtual engine can have.
 pub(crate) const MAX_RINGS: u32 = 16;
 
@@ -46,9 +65,11 @@ pub(crate) const MAX_WAITS: u64 = 64;
 /// Largest number of syncobj signals in one graph submission.
 pub(crate) const MAX_SIGNALS: u64 = 64;
 
+// series: end
 /// Largest size of a buffer object.
 pub(crate) const MAX_BO_SIZE: u64 = 64 << 20;
 
+// series: from tas-graph
 /// Largest simulated duration of a node.
 pub(crate) const MAX_DURATION_NS: u64 = 10_000_000_000;
 
@@ -69,11 +90,13 @@ pub(crate) const GRAPH_HISTORY_NODES: usize = 65536;
 /// completed); a submission that would exceed it waits.
 pub(crate) const MAX_NODES_IN_FLIGHT: u64 = 65536;
 
+// series: end
 // series: from tas-templates
 /// Largest number of nodes of one file's templates together.
 pub(crate) const MAX_TEMPLATE_NODES: u64 = 65536;
 
 // series: end
+// series: from tas-graph
 /// Allocation flags for memory whose amount a client decides (the graphs it submits or keeps):
 /// charged to the client's memory cgroup, and failing with `ENOMEM`, without an OOM kill or a
 /// warning, when the cgroup or the system has no room for it.
@@ -81,11 +104,13 @@ pub(crate) fn client_gfp() -> Flags {
     GFP_KERNEL_ACCOUNT | __GFP_RETRY_MAYFAIL | __GFP_NOWARN
 }
 
+// series: end
 pub(crate) struct TasDriver;
 
 /// Convenience type alias for the DRM device type of this driver.
 pub(crate) type TasDevice<Ctx = drm::Normal> = drm::Device<TasDriver, Ctx>;
 
+// series: from tas-graph
 /// Data of the TAS DRM device.
 pub(crate) struct TasData {
     /// Number of rings of the virtual engine, within `1..=MAX_RINGS`.
@@ -104,17 +129,21 @@ pub(crate) struct TasData {
     pub(crate) reaper: Arc<Reaper>,
     /// The workqueue of the work items that signal fences: the rings' and the dispatchers'.
     pub(crate) signal_wq: &'static Queue,
-    /// The workqueue of the work items that allocate or wait for fences, off the signalling
-    // series: until tas-templates
-    /// path: the reaper's.
-    // series: end
     // series: from tas-templates
+    /// The workqueue of the work items that allocate or wait for fences, off the signalling
     /// path: the templates' and the reaper's.
-    // series: end
     pub(crate) bg_wq: &'static Queue,
+    // series: end
     /// Owns `signal_wq`. Dropped after the other fields, when it waits for its work items.
     pub(crate) _signal_wq_owner: OwnedQueue,
+    // series: until tas-templates
+    /// Owns the workqueue of the work items that allocate or wait for fences, off the
+    /// signalling path: the reaper's. Dropped last: the work items of `signal_wq` queue the
+    /// reaper.
+    // series: end
+    // series: from tas-templates
     /// Owns `bg_wq`. Dropped last: the work items of `signal_wq` queue the reaper.
+    // series: end
     pub(crate) _bg_wq_owner: OwnedQueue,
 }
 
@@ -154,6 +183,7 @@ impl Drop for TasData {
     }
 }
 
+// series: end
 const INFO: drm::DriverInfo = drm::DriverInfo {
     major: 0,
     minor: 1,
@@ -164,7 +194,12 @@ const INFO: drm::DriverInfo = drm::DriverInfo {
 
 #[vtable]
 impl drm::Driver for TasDriver {
+    // series: until tas-graph
+    type Data = ();
+    // series: end
+    // series: from tas-graph
     type Data = TasData;
+    // series: end
     type RegistrationData<'a> = ();
     type File = File;
     type Object = Bo;
@@ -172,15 +207,19 @@ impl drm::Driver for TasDriver {
 
     const INFO: drm::DriverInfo = INFO;
     const FEAT_RENDER: bool = true;
+    // series: from tas-graph
     const FEAT_SYNCOBJ: bool = true;
     const FEAT_SYNCOBJ_TIMELINE: bool = true;
+    // series: end
 
     kernel::declare_drm_ioctls! {
         (TAS_GET_PARAM, drm_tas_get_param, ioctl::RENDER_ALLOW, File::get_param),
         (TAS_BO_CREATE, drm_tas_bo_create, ioctl::RENDER_ALLOW, File::bo_create),
         (TAS_BO_MMAP_OFFSET, drm_tas_bo_mmap_offset, ioctl::RENDER_ALLOW, File::bo_mmap_offset),
+        // series: from tas-graph
         (TAS_SUBMIT_GRAPH, drm_tas_submit_graph, ioctl::RENDER_ALLOW, File::submit_graph),
         (TAS_GRAPH_INFO, drm_tas_graph_info, ioctl::RENDER_ALLOW, File::graph_info),
+        // series: end
         // series: from tas-templates
         (TAS_TEMPLATE_CREATE, drm_tas_template_create, ioctl::RENDER_ALLOW,
             File::template_create),

@@ -2,6 +2,31 @@
 
 //! DRM file (client) of the TAS driver and its ioctls.
 
+// series: until tas-graph
+use kernel::{
+    drm::{
+        self,
+        gem::BaseObject,
+        Registered, //
+    },
+    prelude::*,
+    uapi, //
+};
+
+use crate::{
+    driver::{
+        TasDevice,
+        TasDriver,
+        MAX_BO_SIZE,
+        UAPI_VERSION, //
+    },
+    gem::{
+        self,
+        Bo, //
+    },
+};
+// series: end
+// series: from tas-graph
 use core::{
     mem::{
         size_of,
@@ -61,10 +86,15 @@ use crate::{
         MAX_WAITS,
         UAPI_VERSION, //
     },
+    // series: until tas-templates
+    engine::NodeJob,
+    // series: end
+    // series: from tas-templates
     engine::{
         now_ns,
         NodeJob, //
     },
+    // series: end
     gem::{
         self,
         Bo, //
@@ -81,7 +111,9 @@ use crate::{
     },
     // series: end
 };
+// series: end
 
+// series: from tas-graph
 /// Bit mask of the operations the engine supports (`DRM_TAS_PARAM_OPS`).
 const OPS_MASK: u64 = (1 << uapi::drm_tas_op_DRM_TAS_OP_NOP)
     | (1 << uapi::drm_tas_op_DRM_TAS_OP_FILL)
@@ -204,6 +236,13 @@ impl Drop for Charge {
     }
 }
 
+// series: end
+// series: until tas-graph
+/// A client of the driver.
+#[pin_data]
+pub(crate) struct File {}
+// series: end
+// series: from tas-graph
 /// A client of the driver: its dispatcher, one scheduler entity per ring and class and one per
 // series: until tas-templates
 /// ring for the stock dispatch, and its graphs.
@@ -243,10 +282,17 @@ impl PinnedDrop for File {
         // series: end
     }
 }
+// series: end
 
 impl drm::file::DriverFile for File {
     type Driver = TasDriver;
 
+    // series: until tas-graph
+    fn open(_dev: &TasDevice) -> Result<Pin<KBox<Self>>> {
+        KBox::pin_init(pin_init!(Self {}), GFP_KERNEL)
+    }
+    // series: end
+    // series: from tas-graph
     fn open(dev: &TasDevice) -> Result<Pin<KBox<Self>>> {
         let classes = [Class::Latency, Class::Normal, Class::Batch];
         let mut entities = KVec::with_capacity(dev.rings.len() * classes.len(), GFP_KERNEL)?;
@@ -291,12 +337,18 @@ impl drm::file::DriverFile for File {
             GFP_KERNEL,
         )
     }
+    // series: end
 }
 
 impl File {
     /// IOCTL: get_param: Query a parameter of the driver or of the virtual device.
     pub(crate) fn get_param(
+        // series: until tas-graph
+        _dev: &TasDevice<Registered>,
+        // series: end
+        // series: from tas-graph
         dev: &TasDevice<Registered>,
+        // series: end
         _reg_data: &(),
         args: &mut uapi::drm_tas_get_param,
         _file: &drm::File<File>,
@@ -307,13 +359,14 @@ impl File {
 
         args.value = match args.param {
             uapi::drm_tas_param_DRM_TAS_PARAM_VERSION => UAPI_VERSION,
+            uapi::drm_tas_param_DRM_TAS_PARAM_MAX_BO_SIZE => MAX_BO_SIZE,
+            // series: from tas-graph
             uapi::drm_tas_param_DRM_TAS_PARAM_NUM_RINGS => dev.num_rings.into(),
             uapi::drm_tas_param_DRM_TAS_PARAM_MAX_NODES => MAX_NODES,
             uapi::drm_tas_param_DRM_TAS_PARAM_MAX_EDGES => MAX_EDGES,
             uapi::drm_tas_param_DRM_TAS_PARAM_MAX_WAITS => MAX_WAITS,
             uapi::drm_tas_param_DRM_TAS_PARAM_MAX_SIGNALS => MAX_SIGNALS,
             uapi::drm_tas_param_DRM_TAS_PARAM_OPS => OPS_MASK,
-            uapi::drm_tas_param_DRM_TAS_PARAM_MAX_BO_SIZE => MAX_BO_SIZE,
             uapi::drm_tas_param_DRM_TAS_PARAM_MAX_DURATION_NS => MAX_DURATION_NS,
             uapi::drm_tas_param_DRM_TAS_PARAM_JOB_TIMEOUT_NS => {
                 u64::from(dev.job_timeout_ms) * 1_000_000
@@ -321,6 +374,7 @@ impl File {
             uapi::drm_tas_param_DRM_TAS_PARAM_RING_DEPTH => dev.ring_depth.into(),
             uapi::drm_tas_param_DRM_TAS_PARAM_MAX_STRIDE => MAX_STRIDE.into(),
             uapi::drm_tas_param_DRM_TAS_PARAM_MAX_NODES_IN_FLIGHT => MAX_NODES_IN_FLIGHT,
+            // series: end
             // series: from tas-templates
             uapi::drm_tas_param_DRM_TAS_PARAM_MAX_TEMPLATE_NODES => MAX_TEMPLATE_NODES,
             // series: end
@@ -360,6 +414,7 @@ impl File {
         args.offset = bo.create_mmap_offset()?;
         Ok(0)
     }
+    // series: from tas-graph
 
     /// IOCTL: submit_graph: Validate a dependency graph and queue its nodes.
     pub(crate) fn submit_graph(
@@ -393,6 +448,7 @@ impl File {
         Ok(0)
     }
 
+    // series: end
     // series: from tas-templates
     /// IOCTL: template_create: Validate a graph once and keep it for launches.
     pub(crate) fn template_create(
@@ -503,6 +559,7 @@ impl File {
     }
 
     // series: end
+    // series: from tas-graph
     /// IOCTL: graph_info: Read the per-node timestamps and errors of a graph.
     pub(crate) fn graph_info(
         _dev: &TasDevice<Registered>,
@@ -565,4 +622,5 @@ impl File {
         args.done = done;
         Ok(0)
     }
+    // series: end
 }

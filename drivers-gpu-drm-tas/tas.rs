@@ -8,6 +8,17 @@
 
 use core::ptr;
 
+// series: until tas-graph
+use kernel::{
+    device::Bound,
+    drm,
+    faux,
+    prelude::*, //
+};
+
+use crate::driver::TasDriver;
+// series: end
+// series: from tas-graph
 use kernel::{
     device::{
         self,
@@ -37,13 +48,20 @@ use crate::{
         Ring, //
     },
 };
+// series: end
 
+// series: from tas-graph
 mod dispatch;
+// series: end
 mod driver;
+// series: from tas-graph
 mod engine;
+// series: end
 mod file;
 mod gem;
+// series: from tas-graph
 mod graph;
+// series: end
 // series: from tas-templates
 mod template;
 // series: end
@@ -54,6 +72,7 @@ module! {
     authors: ["TAS Developers"],
     description: "Virtual DRM driver for whole-graph GPU submission",
     license: "GPL",
+    // series: from tas-graph
     params: {
         num_rings: u32 {
             default: 4,
@@ -68,6 +87,7 @@ module! {
             description: "Running time after which a node fails (10-60000 ms, default 1000)",
         },
     },
+    // series: end
 }
 
 struct TasModule {
@@ -79,6 +99,7 @@ struct TasModule {
 
 impl kernel::Module for TasModule {
     fn init(_module: &'static ThisModule) -> Result<Self> {
+        // series: from tas-graph
         let num_rings = module_parameters::num_rings.value();
         if !(1..=MAX_RINGS).contains(&num_rings) {
             pr_err!("num_rings must be between 1 and {MAX_RINGS}, not {num_rings}\n");
@@ -95,6 +116,7 @@ impl kernel::Module for TasModule {
             pr_err!("job_timeout_ms must be between 10 and 60000, not {job_timeout_ms}\n");
             return Err(EINVAL);
         }
+        // series: end
         let faux = faux::Registration::new(c"tas", None)?;
 
         // SAFETY: `faux.as_ref()` points to the `struct faux_device` allocated by the faux bus,
@@ -104,6 +126,7 @@ impl kernel::Module for TasModule {
         // declared before `_faux` and hence dropped first; neither is ever forgotten.
         let fdev: &'static faux::Device<Bound> = unsafe { &*ptr::from_ref(faux.as_ref()) };
 
+        // series: from tas-graph
         // The driver's work items, on queues of its own: dropping them waits for all of them,
         // which the system workqueues cannot do. The rings' and the dispatchers' work items
         // signal fences, which memory reclaim may wait for: their queue has a rescuer, which
@@ -151,6 +174,11 @@ impl kernel::Module for TasModule {
         }
         let graph_ring = Ring::new_graph(dev, signal_wq, num_rings)?;
 
+        // series: end
+        // series: until tas-graph
+        let drm = drm::UnregisteredDevice::<TasDriver>::new(fdev, Ok(()))?;
+        // series: end
+        // series: from tas-graph
         let drm = drm::UnregisteredDevice::<TasDriver>::new(
             fdev,
             Ok(TasData {
@@ -162,20 +190,28 @@ impl kernel::Module for TasModule {
                 gate: GangGate::new()?,
                 reaper: Reaper::new(bg_wq)?,
                 signal_wq,
+                // series: from tas-templates
                 bg_wq,
+                // series: end
                 _signal_wq_owner: signal_wq_owner,
                 _bg_wq_owner: bg_wq_owner,
             }),
         )?;
+        // series: end
 
         // SAFETY: The registration is stored in `TasModule` and dropped when the module is
         // unloaded; it is never forgotten.
         let reg = unsafe { drm::Registration::new(fdev.as_ref(), drm, (), 0)? };
 
+        // series: until tas-graph
+        dev_info!(fdev.as_ref(), "virtual device registered\n");
+        // series: end
+        // series: from tas-graph
         dev_info!(
             fdev.as_ref(),
             "virtual device with {num_rings} rings registered\n"
         );
+        // series: end
 
         Ok(Self {
             _drm: reg,

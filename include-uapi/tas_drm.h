@@ -59,6 +59,7 @@ enum drm_tas_param {
 	 * whenever an ioctl, a parameter or a flag is added. Currently 4.
 	 */
 	DRM_TAS_PARAM_VERSION = 0,
+/* series: from tas-graph */
 
 	/**
 	 * @DRM_TAS_PARAM_NUM_RINGS: Number of rings (hardware queues) of the
@@ -95,12 +96,14 @@ enum drm_tas_param {
 	 * &enum drm_tas_op value n.
 	 */
 	DRM_TAS_PARAM_OPS = 6,
+/* series: end */
 
 	/**
 	 * @DRM_TAS_PARAM_MAX_BO_SIZE: Largest size of a buffer object, in
 	 * bytes. Currently 64 MiB.
 	 */
 	DRM_TAS_PARAM_MAX_BO_SIZE = 7,
+/* series: from tas-graph */
 
 	/**
 	 * @DRM_TAS_PARAM_MAX_DURATION_NS: Largest simulated duration of a node,
@@ -133,8 +136,9 @@ enum drm_tas_param {
 	 * Currently 65536. (Since version 4.)
 	 */
 	DRM_TAS_PARAM_MAX_NODES_IN_FLIGHT = 12,
-
+/* series: end */
 /* series: from tas-templates */
+
 	/**
 	 * @DRM_TAS_PARAM_MAX_TEMPLATE_NODES: Largest number of nodes of one
 	 * file's templates together. Currently 65536. (Since version 4.)
@@ -205,6 +209,7 @@ struct drm_tas_bo_mmap_offset {
 	 */
 	__u64 offset;
 };
+/* series: from tas-graph */
 
 /**
  * enum drm_tas_op - Operations of a graph node.
@@ -528,8 +533,9 @@ struct drm_tas_graph_info {
 	 */
 	__u32 done;
 };
-
+/* series: end */
 /* series: from tas-templates */
+
 /**
  * struct drm_tas_template_create - Argument of
  * &DRM_IOCTL_TAS_TEMPLATE_CREATE.
@@ -594,8 +600,10 @@ struct drm_tas_template_destroy {
 #define DRM_TAS_GET_PARAM		0x00
 #define DRM_TAS_BO_CREATE		0x01
 #define DRM_TAS_BO_MMAP_OFFSET		0x02
+/* series: from tas-graph */
 #define DRM_TAS_SUBMIT_GRAPH		0x03
 #define DRM_TAS_GRAPH_INFO		0x04
+/* series: end */
 /* series: from tas-templates */
 #define DRM_TAS_TEMPLATE_CREATE		0x05
 #define DRM_TAS_TEMPLATE_LAUNCH		0x06
@@ -624,6 +632,7 @@ struct drm_tas_template_destroy {
  *    &struct drm_tas_bo_mmap_offset. Errors: -ENOENT for an unknown
  *    handle; -EINVAL for non-zero padding; -ENOMEM when no offset can be
  *    allocated; -EFAULT.
+ * series: from tas-graph
  *
  * .. c:macro:: DRM_IOCTL_TAS_SUBMIT_GRAPH
  *
@@ -687,6 +696,7 @@ struct drm_tas_template_destroy {
  *    from the graph's node count, a stride below the size of
  *    &struct drm_tas_node_info or above &DRM_TAS_PARAM_MAX_STRIDE, or
  *    non-zero flags; -EFAULT for an array that cannot be written.
+ * series: end
  * series: from tas-templates
  *
  * .. c:macro:: DRM_IOCTL_TAS_TEMPLATE_CREATE
@@ -729,10 +739,12 @@ enum {
 						   struct drm_tas_bo_create),
 	DRM_IOCTL_TAS_BO_MMAP_OFFSET	= DRM_IOWR(DRM_COMMAND_BASE + DRM_TAS_BO_MMAP_OFFSET,
 						   struct drm_tas_bo_mmap_offset),
+/* series: from tas-graph */
 	DRM_IOCTL_TAS_SUBMIT_GRAPH	= DRM_IOWR(DRM_COMMAND_BASE + DRM_TAS_SUBMIT_GRAPH,
 						   struct drm_tas_submit_graph),
 	DRM_IOCTL_TAS_GRAPH_INFO	= DRM_IOWR(DRM_COMMAND_BASE + DRM_TAS_GRAPH_INFO,
 						   struct drm_tas_graph_info),
+/* series: end */
 /* series: from tas-templates */
 	DRM_IOCTL_TAS_TEMPLATE_CREATE	= DRM_IOWR(DRM_COMMAND_BASE + DRM_TAS_TEMPLATE_CREATE,
 						   struct drm_tas_template_create),

@@ -44,8 +44,13 @@
 #define TAS_MATMUL_MAX_DIM	256
 
 /* The last parameter this version of the uAPI knows. */
+/* series: until tas-graph-tests */
+#define TAS_LAST_PARAM		DRM_TAS_PARAM_MAX_BO_SIZE
+/* series: end */
+/* series: from tas-graph-tests */
 /* series: until tas-templates-tests */
 #define TAS_LAST_PARAM		DRM_TAS_PARAM_MAX_NODES_IN_FLIGHT
+/* series: end */
 /* series: end */
 /* series: from tas-templates-tests */
 #define TAS_LAST_PARAM		DRM_TAS_PARAM_MAX_TEMPLATE_NODES
@@ -175,6 +180,7 @@ static int tas_bo_create_map(int fd, __u64 size, __u32 *handle, void **map)
 	return ret;
 }
 
+/* series: from tas-graph-tests */
 static int tas_syncobj_create(int fd, __u32 flags, __u32 *handle)
 {
 	struct drm_syncobj_create args = { .flags = flags };
@@ -467,6 +473,7 @@ static int tas_run_nop(int fd)
 	return ret;
 }
 
+/* series: end */
 FIXTURE(tas) {
 	int fd;
 	__u64 num_rings;
@@ -477,9 +484,11 @@ FIXTURE_SETUP(tas)
 	self->fd = tas_open_render_node();
 	if (self->fd < 0)
 		SKIP(return, "no tas render node (CONFIG_DRM_TAS not enabled?)");
+/* series: from tas-graph-tests */
 	ASSERT_EQ(0, tas_get_param(self->fd, DRM_TAS_PARAM_NUM_RINGS, 0,
 				   &self->num_rings));
 	ASSERT_NE(0ULL, self->num_rings);
+/* series: end */
 }
 
 FIXTURE_TEARDOWN(tas)
@@ -501,15 +510,18 @@ TEST_F(tas, struct_layout)
 		  sizeof(struct drm_tas_bo_create) },
 		{ DRM_IOCTL_TAS_BO_MMAP_OFFSET, DRM_TAS_BO_MMAP_OFFSET,
 		  sizeof(struct drm_tas_bo_mmap_offset) },
+/* series: from tas-graph-tests */
 		{ DRM_IOCTL_TAS_SUBMIT_GRAPH, DRM_TAS_SUBMIT_GRAPH,
 		  sizeof(struct drm_tas_submit_graph) },
 		{ DRM_IOCTL_TAS_GRAPH_INFO, DRM_TAS_GRAPH_INFO,
 		  sizeof(struct drm_tas_graph_info) },
+/* series: end */
 	};
 	static const size_t sizes[] = {
 		sizeof(struct drm_tas_get_param),
 		sizeof(struct drm_tas_bo_create),
 		sizeof(struct drm_tas_bo_mmap_offset),
+/* series: from tas-graph-tests */
 		sizeof(struct drm_tas_buf),
 		sizeof(struct drm_tas_node),
 		sizeof(struct drm_tas_edge),
@@ -518,6 +530,7 @@ TEST_F(tas, struct_layout)
 		sizeof(struct drm_tas_submit_graph),
 		sizeof(struct drm_tas_node_info),
 		sizeof(struct drm_tas_graph_info),
+/* series: end */
 	};
 	unsigned int i;
 
@@ -545,6 +558,7 @@ TEST_F(tas, param_version)
 	ASSERT_EQ((__u64)TAS_UAPI_VERSION, value);
 }
 
+/* series: from tas-graph-tests */
 TEST_F(tas, param_num_rings)
 {
 	__u64 value = 0;
@@ -556,20 +570,23 @@ TEST_F(tas, param_num_rings)
 	TH_LOG("rings: %llu", (unsigned long long)value);
 }
 
+/* series: end */
 TEST_F(tas, param_limits)
 {
 	static const struct {
 		__u32 param;
 		__u64 value;
 	} limits[] = {
+		{ DRM_TAS_PARAM_MAX_BO_SIZE, 64ULL << 20 },
+/* series: from tas-graph-tests */
 		{ DRM_TAS_PARAM_MAX_NODES, 16384 },
 		{ DRM_TAS_PARAM_MAX_EDGES, 65536 },
 		{ DRM_TAS_PARAM_MAX_WAITS, 64 },
 		{ DRM_TAS_PARAM_MAX_SIGNALS, 64 },
-		{ DRM_TAS_PARAM_MAX_BO_SIZE, 64ULL << 20 },
 		{ DRM_TAS_PARAM_MAX_DURATION_NS, 10 * TAS_NSEC_PER_SEC },
 		{ DRM_TAS_PARAM_MAX_STRIDE, 4096 },
 		{ DRM_TAS_PARAM_MAX_NODES_IN_FLIGHT, 65536 },
+/* series: end */
 /* series: from tas-templates-tests */
 		{ DRM_TAS_PARAM_MAX_TEMPLATE_NODES, 65536 },
 /* series: end */
@@ -585,6 +602,7 @@ TEST_F(tas, param_limits)
 	}
 }
 
+/* series: from tas-graph-tests */
 TEST_F(tas, param_ops)
 {
 	__u64 ops = 0;
@@ -616,6 +634,7 @@ TEST_F(tas, param_ring_depth)
 	TH_LOG("ring depth: %llu", (unsigned long long)value);
 }
 
+/* series: end */
 TEST_F(tas, param_unknown)
 {
 	static const __u32 unknown[] = {
@@ -766,6 +785,7 @@ TEST_F(tas, bo_mmap_zeroed_writable)
 	EXPECT_EQ(0, tas_bo_close(self->fd, handle));
 }
 
+/* series: from tas-graph-tests */
 /* The bounds checks of nodes use the size rounded up to whole pages. */
 TEST_F(tas, bo_size_rounded_to_pages)
 {
@@ -3329,7 +3349,9 @@ TEST_F(tas, close_with_graph_in_flight)
 	free(nodes);
 }
 
+/* series: end */
 TEST_HARNESS_MAIN
+/* series: from tas-graph-tests */
 
 /*
  * On ring 0, node 2 waits for a long node on ring 1 and node 3 for a short
@@ -4390,6 +4412,7 @@ TEST_F_TIMEOUT(tas, template_node_limit, 300)
 }
 
 /* series: end */
+/* series: end */
 static int tas_write_file(const char *path, const char *value)
 {
 	int fd, ret = 0;
@@ -4402,6 +4425,7 @@ static int tas_write_file(const char *path, const char *value)
 	close(fd);
 	return ret;
 }
+/* series: from tas-graph-tests */
 
 #define TAS_CGROUP_ROOT		"/sys/fs/cgroup"
 #define TAS_CGROUP_MARGIN	(4ULL << 20)
@@ -4634,6 +4658,7 @@ TEST_F_TIMEOUT(tas, memcg_charges_template_instances, 120)
 }
 
 /* series: end */
+/* series: end */
 /*
  * Fault injection, as syzkaller does it: the n-th allocation of one call
  * fails, for n = 1, 2, ... until the call makes fewer than n allocations
@@ -4711,6 +4736,7 @@ static bool tas_fault_fired(int fd)
 	return fired;
 }
 
+/* series: from tas-graph-tests */
 static int tas_syncobj_query(int fd, __u32 handle, __u64 *point)
 {
 	struct drm_syncobj_timeline_array args;
@@ -4725,7 +4751,6 @@ static int tas_syncobj_query(int fd, __u32 handle, __u64 *point)
 enum tas_fault_call {
 	TAS_FAULT_SUBMIT,
 	TAS_FAULT_SUBMIT_FIFO,
-	TAS_FAULT_BO_CREATE,
 	TAS_FAULT_GRAPH_INFO,
 /* series: from tas-templates-tests */
 	TAS_FAULT_TEMPLATE_LAUNCH,
@@ -4769,10 +4794,6 @@ FIXTURE_VARIANT_ADD(tas_fault, submit_graph) {
 
 FIXTURE_VARIANT_ADD(tas_fault, submit_graph_fifo) {
 	.call = TAS_FAULT_SUBMIT_FIFO,
-};
-
-FIXTURE_VARIANT_ADD(tas_fault, bo_create) {
-	.call = TAS_FAULT_BO_CREATE,
 };
 
 FIXTURE_VARIANT_ADD(tas_fault, graph_info) {
@@ -4874,7 +4895,10 @@ TEST_F_TIMEOUT(tas_fault, nth_allocation_fails, 300)
 	enum tas_fault_call call = variant->call;
 	struct drm_tas_node_info info[2];
 	bool graph = tas_fault_runs_graph(call);
-	__u32 binary = 0, timeline = 0, handle = 0;
+	__u32 binary = 0, timeline = 0;
+/* series: from tas-templates-tests */
+	__u32 handle = 0;
+/* series: end */
 	unsigned int n, failed = 0, tolerated = 0;
 	__u64 point;
 	bool fired;
@@ -4895,9 +4919,6 @@ TEST_F_TIMEOUT(tas_fault, nth_allocation_fails, 300)
 						  &self->edge, 1, &handle);
 			break;
 /* series: end */
-		case TAS_FAULT_BO_CREATE:
-			ret = tas_bo_create(self->fd, 1 << 20, 0, &handle);
-			break;
 		case TAS_FAULT_GRAPH_INFO:
 			ret = tas_graph_info(self->fd, self->graph_id, info, 2,
 					     NULL);
@@ -4920,8 +4941,6 @@ TEST_F_TIMEOUT(tas_fault, nth_allocation_fails, 300)
 			if (call == TAS_FAULT_TEMPLATE_CREATE)
 				ASSERT_EQ(0, tas_template_destroy(self->fd, handle));
 /* series: end */
-			if (call == TAS_FAULT_BO_CREATE)
-				ASSERT_EQ(0, tas_bo_close(self->fd, handle));
 		}
 
 		if (graph && ret) {
@@ -4958,4 +4977,68 @@ TEST_F_TIMEOUT(tas_fault, nth_allocation_fails, 300)
 	TH_LOG("%u calls failed with -ENOMEM, %u succeeded despite a failed allocation",
 	       failed, tolerated);
 	ASSERT_EQ(0, tas_run_nop(self->fd));
+}
+/* series: end */
+
+/*
+ * BO_CREATE with its n-th allocation failed, for every n until it makes
+ * fewer than n allocations, fails with -ENOMEM or succeeds completely.
+ */
+FIXTURE(tas_nth) {
+	int fd;
+	int nth;
+};
+
+FIXTURE_SETUP(tas_nth)
+{
+	self->nth = -1;
+	self->fd = tas_open_render_node();
+	if (self->fd < 0)
+		SKIP(return, "no tas render node (CONFIG_DRM_TAS not enabled?)");
+	self->nth = tas_failnth_open();
+	if (self->nth == -ENOENT)
+		SKIP(return, "no fault injection (%s)",
+		     "CONFIG_FAILSLAB, CONFIG_FAULT_INJECTION_DEBUG_FS");
+	ASSERT_LE(0, self->nth);
+}
+
+FIXTURE_TEARDOWN(tas_nth)
+{
+	if (self->nth >= 0)
+		tas_failnth_close(self->nth);
+	if (self->fd >= 0)
+		close(self->fd);
+}
+
+TEST_F_TIMEOUT(tas_nth, bo_create, 300)
+{
+	unsigned int n, failed = 0, tolerated = 0;
+	__u32 handle = 0;
+	void *map;
+	bool fired;
+	int ret;
+
+	for (n = 1; n < TAS_FAULT_MAX_CALLS; n++) {
+		ASSERT_EQ(0, tas_fault_arm(self->nth, n));
+		ret = tas_bo_create(self->fd, 1 << 20, 0, &handle);
+		fired = tas_fault_fired(self->nth);
+		if (ret) {
+			ASSERT_TRUE(fired) TH_LOG("n=%u: %d without a fault", n, ret);
+			ASSERT_EQ(-ENOMEM, ret) TH_LOG("n=%u", n);
+			failed++;
+		} else {
+			/* The buffer works: it maps, zeroed. */
+			tolerated += fired;
+			ASSERT_EQ(0, tas_bo_map(self->fd, handle, 1 << 20, &map))
+				TH_LOG("n=%u", n);
+			EXPECT_EQ(0U, ((__u32 *)map)[(1 << 18) - 1]) TH_LOG("n=%u", n);
+			munmap(map, 1 << 20);
+			ASSERT_EQ(0, tas_bo_close(self->fd, handle));
+		}
+		if (!fired)
+			break;
+	}
+	ASSERT_LT(n, TAS_FAULT_MAX_CALLS);
+	TH_LOG("%u calls failed with -ENOMEM, %u succeeded despite a failed allocation",
+	       failed, tolerated);
 }
