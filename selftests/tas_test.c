@@ -3351,8 +3351,8 @@ TEST_F(tas, close_with_graph_in_flight)
 
 /* series: end */
 TEST_HARNESS_MAIN
-/* series: from tas-graph-tests */
 
+/* series: from tas-graph-tests */
 /*
  * On ring 0, node 2 waits for a long node on ring 1 and node 3 for a short
  * one on ring 2; a topological push puts node 2 first. The dispatcher
@@ -4425,8 +4425,8 @@ static int tas_write_file(const char *path, const char *value)
 	close(fd);
 	return ret;
 }
-/* series: from tas-graph-tests */
 
+/* series: from tas-graph-tests */
 #define TAS_CGROUP_ROOT		"/sys/fs/cgroup"
 #define TAS_CGROUP_MARGIN	(4ULL << 20)
 
@@ -4735,8 +4735,8 @@ static bool tas_fault_fired(int fd)
 		return false;
 	return fired;
 }
-
 /* series: from tas-graph-tests */
+
 static int tas_syncobj_query(int fd, __u32 handle, __u64 *point)
 {
 	struct drm_syncobj_timeline_array args;

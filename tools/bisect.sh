@@ -16,7 +16,9 @@
 # --full (`make bisect-full`, not part of `make check`) also runs each
 # prefix's KUnit suites on the kernel just built (tools/kunit.sh, with its
 # known upstream failures) and builds each prefix for x86_64 with the QEMU
-# test configuration (tools/qemu/tas.config), in a build directory of its own.
+# test configuration (tools/qemu/tas.config), in a build directory of its own,
+# and, for a patch that adds selftests, runs the drm/tas kselftests of that
+# prefix on its kernel in QEMU (tools/prefix-kselftests.sh).
 #
 # The series' own options are the CONFIG_ symbols that its Kconfig files add
 # (read from series.yaml's files and edits) and that have a prompt.
@@ -174,6 +176,10 @@ for k in $(seq "$from" "${TAS_BISECT_TO:-$n}"); do
 	if [ "$full" -eq 1 ]; then
 		kunit_one "patch $k/$n"
 		x86_one "patch $k/$n"
+		if "$py" "$TAS_ROOT/tools/series.py" list | grep -q "^$k	selftests: "; then
+			"$TAS_ROOT/tools/prefix-kselftests.sh" "$k" ||
+				fail "patch $k/$n: its kselftests"
+		fi
 	fi
 done
 git -C "$TAS_TREE" checkout -q -f series

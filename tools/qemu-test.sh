@@ -27,6 +27,10 @@
 # kselftests (make fuzz); TAS_DEMO (default: as TAS_KSELFTESTS) runs tas-demo's
 # graph in the guest and checks tools/tas_viz.py's pictures and Perfetto trace
 # of it (two more tests), kept in qemu-test-viz/ beside the log.
+# TAS_USERSPACE=0 neither builds nor boots with the userspace tools (for a
+# prefix of the series whose uAPI header they do not build against, see
+# tools/prefix-kselftests.sh); it needs TAS_UNLOAD_ROUNDS=0, TAS_DEMO=0 and
+# no TAS_FUZZ_SECONDS.
 
 set -eu
 
@@ -48,25 +52,35 @@ for arg; do
 	esac
 done
 
-if [ "$build" -eq 1 ]; then
-	tas_build_kernel
-	tas_build_kselftests $TARGETS
-	tas_build_user tas-stress
-	tas_build_user tas-fuzz
-	tas_build_user tas-demo
-fi
-[ -f "$TAS_BZIMAGE" ] || tas_die "no kernel in $TAS_BZIMAGE: run without --no-build"
-ksft=$TAS_KOUT/kselftest_install
-[ -x "$ksft/run_kselftest.sh" ] || tas_die "no kselftests in $ksft: run without --no-build"
-
-[ -x "$TAS_KOUT/userspace/tas-stress" ] || tas_die "no tas-stress: run without --no-build"
-[ -x "$TAS_KOUT/userspace/tas-fuzz" ] || tas_die "no tas-fuzz: run without --no-build"
-[ -x "$TAS_KOUT/userspace/tas-demo" ] || tas_die "no tas-demo: run without --no-build"
 unload_rounds=${TAS_UNLOAD_ROUNDS:-20}
 fuzz_seconds=${TAS_FUZZ_SECONDS:-0}
 fuzz_seed=${TAS_FUZZ_SEED:-1}
 kselftests=${TAS_KSELFTESTS:-1}
 demo=${TAS_DEMO:-$kselftests}
+userspace=${TAS_USERSPACE:-1}
+tools=(tas-stress tas-fuzz tas-demo)
+if [ "$userspace" -eq 0 ]; then
+	[ "$unload_rounds" -eq 0 ] && [ "$fuzz_seconds" -eq 0 ] && [ "$demo" -eq 0 ] ||
+		tas_die "TAS_USERSPACE=0 needs TAS_UNLOAD_ROUNDS=0, TAS_DEMO=0 and no TAS_FUZZ_SECONDS"
+	tools=()
+fi
+
+if [ "$build" -eq 1 ]; then
+	tas_build_kernel
+	tas_build_kselftests $TARGETS
+	for tool in "${tools[@]}"; do
+		tas_build_user "$tool"
+	done
+fi
+[ -f "$TAS_BZIMAGE" ] || tas_die "no kernel in $TAS_BZIMAGE: run without --no-build"
+ksft=$TAS_KOUT/kselftest_install
+[ -x "$ksft/run_kselftest.sh" ] || tas_die "no kselftests in $ksft: run without --no-build"
+
+binaries=()
+for tool in "${tools[@]}"; do
+	[ -x "$TAS_KOUT/userspace/$tool" ] || tas_die "no $tool: run without --no-build"
+	binaries+=("$TAS_KOUT/userspace/$tool:bin/$tool")
+done
 # bpftrace in the guest needs the host's: where it is installed, the demo
 # runs the project's bpftrace scripts too (TAS_HOSTROOT=0 skips them).
 if [ -z "${TAS_HOSTROOT:-}" ]; then
@@ -77,10 +91,7 @@ export TAS_HOSTROOT
 tas_initramfs kselftest "$TAS_QEMU_DIR/init-kselftest" \
 	"$TAS_QEMU_DIR/guest.sh:etc/tas/guest.sh" "$ksft:kselftest" \
 	"$TAS_ROOT/docs/uapi-errors.md:etc/tas/uapi-errors.md" \
-	"$TAS_KOUT/userspace/tas-stress:bin/tas-stress" \
-	"$TAS_KOUT/userspace/tas-fuzz:bin/tas-fuzz" \
-	"$TAS_KOUT/userspace/tas-demo:bin/tas-demo" \
-	"$TAS_ROOT/bpftrace:etc/tas/bpftrace"
+	"${binaries[@]}" "$TAS_ROOT/bpftrace:etc/tas/bpftrace"
 
 
 append="kunit.enable=0"
