@@ -35,6 +35,17 @@ use kernel::{
     }, //
 };
 
+// series: until tas-dispatch
+use crate::{
+    engine::{
+        Reaper,
+        Ring, //
+    },
+    file::File,
+    gem::Bo, //
+};
+// series: end
+// series: from tas-dispatch
 use crate::{
     dispatch::GangGate,
     engine::{
@@ -44,6 +55,7 @@ use crate::{
     file::File,
     gem::Bo, //
 };
+// series: end
 // series: end
 
 /// Version of the uAPI, reported by `DRM_TAS_PARAM_VERSION`.
@@ -123,11 +135,18 @@ pub(crate) struct TasData {
     pub(crate) rings: KVec<Arc<Ring>>,
     /// The ring that completes whole graphs; it executes no node.
     pub(crate) graph_ring: Arc<Ring>,
+    // series: from tas-dispatch
     /// The admission order of all clients' gangs.
     pub(crate) gate: Arc<GangGate>,
+    // series: end
     /// Releases the buffer mappings of node operations.
     pub(crate) reaper: Arc<Reaper>,
+    // series: until tas-dispatch
+    /// The workqueue of the work items that signal fences: the rings'.
+    // series: end
+    // series: from tas-dispatch
     /// The workqueue of the work items that signal fences: the rings' and the dispatchers'.
+    // series: end
     pub(crate) signal_wq: &'static Queue,
     // series: from tas-templates
     /// The workqueue of the work items that allocate or wait for fences, off the signalling
@@ -166,19 +185,19 @@ impl Drop for TasData {
             let _waited = waiter.wait();
         }
         // The fields go next: the graph ring's scheduler is torn down in place, and the two
-        // workqueues, last, wait for every work item of the driver (rings and dispatchers, then
+        // workqueues, last, wait for every work item of the driver (those that signal fences,
         // series: until tas-templates
-        // the reaper) and for what they queue meanwhile. A node dropped in one of them (the last
-        // reference to a node can be a ring's) hands its buffer mappings to the reaper, which
-        // then still runs: the buffers are all released before the DRM device's memory manager
-        // is taken down, and no code of the module runs once the data is gone.
+        // then the reaper) and for what they queue meanwhile. A node dropped in one of them (the
+        // last reference to a node can be a ring's) hands its buffer mappings to the reaper,
+        // which then still runs: the buffers are all released before the DRM device's memory
+        // manager is taken down, and no code of the module runs once the data is gone.
         // series: end
         // series: from tas-templates
-        // templates and the reaper) and for what they queue meanwhile. A node or template
-        // dropped in one of them (the last reference to a node can be a ring's, to a template
-        // its work item's) hands its buffer mappings to the reaper, which then still runs: the
-        // buffers are all released before the DRM device's memory manager is taken down, and no
-        // code of the module runs once the data is gone.
+        // then the templates and the reaper) and for what they queue meanwhile. A node or
+        // template dropped in one of them (the last reference to a node can be a ring's, to a
+        // template its work item's) hands its buffer mappings to the reaper, which then still
+        // runs: the buffers are all released before the DRM device's memory manager is taken
+        // down, and no code of the module runs once the data is gone.
         // series: end
     }
 }

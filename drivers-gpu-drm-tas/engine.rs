@@ -25,6 +25,73 @@ use core::{
     ptr, //
 };
 
+// series: until tas-dispatch
+use kernel::{
+    device,
+    dma_fence::{
+        DriverFence,
+        Fence,
+        FenceAllocation,
+        FenceContext,
+        SignallingGuard, //
+    },
+    drm::{
+        gem::shmem::VMapOwned,
+        sched::{
+            JobImpl,
+            RunningJob,
+            Scheduler,
+            SchedulerOptions, //
+        },
+    },
+    impl_has_hr_timer,
+    list::{
+        List,
+        ListArc,
+        ListLinks, //
+    },
+    new_condvar, new_spinlock, new_spinlock_irq, new_work,
+    prelude::*,
+    sync::{
+        aref::ARef,
+        atomic::{
+            Atomic,
+            Relaxed, //
+        },
+        Arc,
+        ArcBorrow,
+        CondVar,
+        SpinLock,
+        SpinLockIrq, //
+    },
+    time::{
+        hrtimer::{
+            HrTimer,
+            HrTimerCallback,
+            HrTimerCallbackContext,
+            HrTimerPointer,
+            HrTimerRestart,
+            RelativeMode, //
+        },
+        Delta,
+        Instant,
+        Monotonic, //
+    },
+    workqueue::{
+        impl_has_work,
+        Queue,
+        Work,
+        WorkItem, //
+    },
+};
+
+use crate::{
+    driver::client_gfp,
+    file::Charge,
+    gem::TasObject, //
+};
+// series: end
+// series: from tas-dispatch
 use kernel::{
     alloc::Flags,
     device,
@@ -97,10 +164,12 @@ use crate::{
     file::Charge,
     gem::TasObject, //
 };
+// series: end
 
 /// Longest stretch of simulated execution between two checks for an abort.
 pub(crate) const CHUNK_NS: u64 = 1_000_000;
 
+// series: from tas-dispatch
 /// The number of urgency levels of nodes (0 most urgent).
 ///
 /// A ring lets a more urgent node in between the chunks of a running one, so nodes of different
@@ -108,6 +177,7 @@ pub(crate) const CHUNK_NS: u64 = 1_000_000;
 /// its own, within which nodes complete in FIFO order.
 pub(crate) const URGENCIES: usize = 3;
 
+// series: end
 /// Name of the graph ring, which only completes graphs.
 const GRAPH_RING_NAME: &CStr = c"tas-graph";
 
@@ -445,6 +515,7 @@ impl OpRef {
     }
 }
 
+// series: from tas-dispatch
 kernel::declare_trace! {
     /// Emits the `tas_gang_start` trace event (see `tas_trace.h`).
     ///
@@ -573,6 +644,7 @@ impl Gang {
     }
 }
 
+// series: end
 /// What a node needs while it runs, shared by its job, the ring and the graph record.
 #[pin_data]
 pub(crate) struct NodeExec {
@@ -594,6 +666,7 @@ pub(crate) struct NodeExec {
     pub(crate) queued_ns: Atomic<u64>,
     pub(crate) ready_ns: Atomic<u64>,
     pub(crate) started_ns: Atomic<u64>,
+    // series: from tas-dispatch
     /// Completion time and negative error code, for nodes whose completion the dispatcher
     /// tracks (those dispatched in FIFO mode have their scheduler fence instead).
     pub(crate) finished_ns: Atomic<u64>,
@@ -612,9 +685,35 @@ pub(crate) struct NodeExec {
     /// `deps`. Allocated for all of them when the node is created.
     #[pin]
     pipe_deps: SpinLock<KVec<ARef<Fence>>>,
+    // series: end
 }
 
 impl NodeExec {
+    // series: until tas-dispatch
+    /// Creates a node for `ring` that waits for `deps`.
+    pub(crate) fn new(
+        ring: u32,
+        op: OpRef,
+        duration_ns: u64,
+        deps: KVec<ARef<Fence>>,
+    ) -> Result<Arc<Self>> {
+        Arc::pin_init(
+            pin_init!(Self {
+                ring,
+                op,
+                duration_ns,
+                deps,
+                aborted: Atomic::new(false),
+                fence <- new_spinlock!(None),
+                queued_ns: Atomic::new(0),
+                ready_ns: Atomic::new(0),
+                started_ns: Atomic::new(0),
+            }),
+            client_gfp(),
+        )
+    }
+    // series: end
+    // series: from tas-dispatch
     /// Creates a node for `ring`, allocated with `flags`.
     #[expect(clippy::too_many_arguments)]
     pub(crate) fn new(
@@ -652,12 +751,14 @@ impl NodeExec {
             flags,
         )
     }
+    // series: end
 
     /// The fences the node waits for.
     pub(crate) fn deps(&self) -> &[ARef<Fence>] {
         &self.deps
     }
 
+    // series: from tas-dispatch
     /// Cancels the node's gang, if it has one.
     pub(crate) fn cancel_gang(&self) {
         if let Some(gang) = &self.gang {
@@ -737,10 +838,19 @@ impl NodeExec {
         self.finished_ns.store(ts, Release);
     }
 
+    // series: end
     fn take_fence(&self) -> Option<DriverFence> {
         self.fence.lock().take()
     }
 
+    // series: until tas-dispatch
+    /// The time the last dependency signalled (at least the queue time) and the first error
+    /// among them.
+    fn ready(&self) -> (u64, Option<Error>) {
+        dep_state(&self.deps, self.queued_ns.load(Relaxed))
+    }
+    // series: end
+    // series: from tas-dispatch
     /// The time the last dependency signalled (at least the queue time, and the time the
     /// dispatcher found the node ready) and the first error among them.
     fn ready(&self) -> (u64, Option<Error>) {
@@ -767,6 +877,7 @@ impl NodeExec {
             .push_within_capacity(fence)
             .map_err(|_| ENOSPC)
     }
+    // series: end
 }
 
 fn dep_state(deps: &[ARef<Fence>], queued: u64) -> (u64, Option<Error>) {
@@ -788,8 +899,14 @@ fn dep_state(deps: &[ARef<Fence>], queued: u64) -> (u64, Option<Error>) {
 pub(crate) struct Ring {
     pub(crate) index: u32,
     pub(crate) sched: Scheduler<NodeJob>,
+    // series: until tas-dispatch
+    /// The hardware fence context.
+    ctx: FenceContext,
+    // series: end
+    // series: from tas-dispatch
     /// The hardware fence contexts, one per urgency level (see [`URGENCIES`]).
     ctx: [FenceContext; URGENCIES],
+    // series: end
     /// Nodes started by the scheduler and not finished, in order; at most `depth` of them.
     #[pin]
     fifo: SpinLock<KVec<Arc<NodeExec>>>,
@@ -854,7 +971,12 @@ impl Ring {
                 sched,
                 alarm,
                 wq,
+                // series: until tas-dispatch
+                ctx: FenceContext::new(c"tas", name),
+                // series: end
+                // series: from tas-dispatch
                 ctx: core::array::from_fn(|_| FenceContext::new(c"tas", name)),
+                // series: end
                 fifo <- new_spinlock!(fifo),
                 work <- new_work!("tas::Ring::work"),
             }),
@@ -871,17 +993,27 @@ impl Ring {
             let (ready, error) = node.ready();
             node.ready_ns.store(ready, Relaxed);
             if let Some(error) = error {
+                // series: until tas-dispatch
+                // A dependency failed: the node does not run and carries the error on.
+                // series: end
+                // series: from tas-dispatch
                 // A dependency failed: the node does not run and carries the error on, and
                 // cancels its gang.
                 node.cancel_gang();
+                // series: end
                 self.skip(&node, error);
                 continue;
             }
+            // series: until tas-dispatch
+            self.execute(&node);
+            // series: end
+            // series: from tas-dispatch
             if let Some(error) = node.gang_start() {
                 self.skip(&node, error);
                 continue;
             }
             self.execute(&node, true);
+            // series: end
         }
     }
 
@@ -890,9 +1022,12 @@ impl Ring {
         self.remove(node);
         if let Some(fence) = node.take_fence() {
             fence.signal_with_error(error);
+            // series: from tas-dispatch
             Self::report(node);
+            // series: end
         }
     }
+    // series: from tas-dispatch
 
     /// Reports the completion of `node`, whose fence this ring signalled, to the dispatcher now
     /// rather than when the scheduler frees its job. If the scheduler has not signalled the
@@ -900,7 +1035,36 @@ impl Ring {
     fn report(node: &NodeExec) {
         drop(node.take_ready_done());
     }
+    // series: end
 
+    // series: until tas-dispatch
+    /// Lets the simulated duration of `node` pass, then performs its operation and signals
+    /// its fence.
+    fn execute(&self, node: &Arc<NodeExec>) {
+        let start = now_ns();
+        node.started_ns.store(start, Relaxed);
+        // Sleep towards the deadline, not chunk by chunk, so that the wake-up latency of each
+        // chunk does not add up.
+        let deadline = start.saturating_add(node.duration_ns);
+        loop {
+            let now = now_ns();
+            if now >= deadline || node.aborted.load(Relaxed) {
+                break;
+            }
+            self.alarm.sleep((deadline - now).min(CHUNK_NS));
+        }
+        // Off the FIFO before the fence signals: the scheduler starts the next node (and pushes
+        // it here) once the fence has returned the node's credit.
+        self.remove(node);
+        let _guard = SignallingGuard::new();
+        // If the timeout handler took the fence, it signalled it with the error.
+        if let Some(fence) = node.take_fence() {
+            node.op.execute();
+            fence.signal();
+        }
+    }
+    // series: end
+    // series: from tas-dispatch
     /// Lets the simulated duration of `node` pass, then performs its operation and signals
     /// its fence. If `preemptible`, a more urgent node that is waiting on the FIFO runs
     /// between two chunks, at most once per chunk of `node`, so that `node` still progresses.
@@ -981,6 +1145,7 @@ impl Ring {
         }
         None
     }
+    // series: end
 
     fn remove(&self, node: &Arc<NodeExec>) {
         let removed = {
@@ -1012,15 +1177,22 @@ pub(crate) enum NodeJob {
         ring: Arc<Ring>,
         exec: Arc<NodeExec>,
         alloc: Option<FenceAllocation>,
+        // series: until tas-dispatch
+        /// The graph's nodes in its file's budget: given back once the last of them is freed.
+        _charge: Arc<Charge>,
+        // series: end
+        // series: from tas-dispatch
         /// The graph's nodes in its file's budget, for a node of the stock dispatch: given back
         /// once the last of them is freed.
         _charge: Option<Arc<Charge>>,
+        // series: end
     },
     /// The completion of a graph: runs on the graph ring, which executes nothing, once the sink
     /// nodes of the graph (all on other schedulers, so fully waited for) have finished, and
     /// completes with the first error among them.
     Graph { deps: KVec<ARef<Fence>> },
 }
+// series: from tas-dispatch
 
 impl Drop for NodeJob {
     fn drop(&mut self) {
@@ -1035,6 +1207,7 @@ impl Drop for NodeJob {
         }
     }
 }
+// series: end
 
 impl JobImpl for NodeJob {
     fn run(job: &mut RunningJob<'_, Self>) -> Result<Option<ARef<Fence>>> {
@@ -1047,11 +1220,16 @@ impl JobImpl for NodeJob {
                 ring, exec, alloc, ..
             } => (ring.clone(), exec.clone(), alloc.take()),
         };
+        // series: until tas-dispatch
+        let fence = ring.ctx.init_fence(alloc.ok_or(EINVAL)?, ());
+        // series: end
+        // series: from tas-dispatch
         // The completion token learns the finished fence before the ring can complete the node.
         let finished = job.finished_fence();
         exec.with_done(|done| done.set_finished(finished));
         let ctx = ring.ctx.get(usize::from(exec.urgency)).ok_or(EINVAL)?;
         let fence = ctx.init_fence(alloc.ok_or(EINVAL)?, ());
+        // series: end
         let hw = fence.fence().clone();
         *exec.fence.lock() = Some(fence);
         ring.fifo
@@ -1066,16 +1244,23 @@ impl JobImpl for NodeJob {
 
     fn timed_out(job: &mut RunningJob<'_, Self>) {
         if let NodeJob::Node { ring, exec, .. } = &**job {
+            // series: until tas-dispatch
+            // The worker stops within a chunk and skips the operation.
+            exec.aborted.store(true, Relaxed);
+            // series: end
+            // series: from tas-dispatch
             // The worker stops within a chunk and skips the operation; the rest of the gang
             // is cancelled.
             exec.aborted.store(true, Relaxed);
             exec.cancel_gang();
+            // series: end
             ring.remove(exec);
             if let Some(fence) = exec.take_fence() {
                 fence.signal_with_error(ETIMEDOUT);
             }
         }
     }
+    // series: from tas-dispatch
 
     fn free(job: &mut RunningJob<'_, Self>) {
         // A node that never ran reports the error of its finished fence (e.g. `ESRCH` for a
@@ -1085,4 +1270,5 @@ impl JobImpl for NodeJob {
             exec.with_done(|done| done.set_finished(finished));
         }
     }
+    // series: end
 }

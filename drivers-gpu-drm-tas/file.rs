@@ -35,6 +35,34 @@ use core::{
     slice, //
 };
 
+// series: until tas-dispatch
+use kernel::{
+    drm::{
+        self,
+        gem::BaseObject,
+        sched::{
+            Entity,
+            Priority, //
+        },
+        Registered, //
+    },
+    new_condvar, new_mutex,
+    prelude::*,
+    sync::{
+        atomic::Relaxed,
+        Arc,
+        CondVar,
+        Mutex,
+        UniqueArc, //
+    },
+    uaccess::{
+        UserPtr,
+        UserSlice, //
+    },
+    uapi,
+};
+// series: end
+// series: from tas-dispatch
 use kernel::{
     drm::{
         self,
@@ -64,7 +92,56 @@ use kernel::{
     },
     uapi,
 };
+// series: end
 
+// series: until tas-dispatch
+use crate::{
+    driver::{
+        client_gfp,
+        TasDevice,
+        TasDriver,
+        GRAPH_HISTORY,
+        GRAPH_HISTORY_NODES,
+        MAX_BO_SIZE,
+        MAX_DURATION_NS,
+        MAX_EDGES,
+        MAX_NODES,
+        MAX_NODES_IN_FLIGHT,
+        MAX_SIGNALS,
+        MAX_STRIDE,
+        // series: from tas-templates
+        MAX_TEMPLATE_NODES,
+        // series: end
+        MAX_WAITS,
+        UAPI_VERSION, //
+    },
+    // series: until tas-templates
+    engine::NodeJob,
+    // series: end
+    // series: from tas-templates
+    engine::{
+        now_ns,
+        NodeJob, //
+    },
+    // series: end
+    gem::{
+        self,
+        Bo, //
+    },
+    graph::{
+        self,
+        Entities,
+        GraphRecord, //
+    },
+    // series: from tas-templates
+    template::{
+        Template,
+        MAX_TEMPLATES, //
+    },
+    // series: end
+};
+// series: end
+// series: from tas-dispatch
 use crate::{
     dispatch::Dispatcher,
     driver::{
@@ -111,6 +188,7 @@ use crate::{
     },
     // series: end
 };
+// series: end
 // series: end
 
 // series: from tas-graph
@@ -217,8 +295,14 @@ impl Budget {
     }
 }
 
+// series: until tas-dispatch
+/// Nodes taken from a file's [`Budget`] by a graph in flight, given back when dropped, by the
+/// last job of the graph.
+// series: end
+// series: from tas-dispatch
 /// Nodes taken from a file's [`Budget`] by a graph in flight, given back when dropped: by the
 /// last job of a graph of the stock dispatch, or when the dispatcher drops a completed launch.
+// series: end
 ///
 /// The budget's lock is taken by nothing that holds another lock, so a charge may be dropped
 /// under any sleeping lock of the driver.
@@ -243,6 +327,19 @@ impl Drop for Charge {
 pub(crate) struct File {}
 // series: end
 // series: from tas-graph
+// series: until tas-dispatch
+/// A client of the driver: a scheduler entity per ring, and its graphs.
+#[pin_data]
+pub(crate) struct File {
+    budget: Arc<Budget>,
+    /// The entities of the rings.
+    fifo_entities: KVec<Pin<KBox<Entity<NodeJob>>>>,
+    graph_entity: Pin<KBox<Entity<NodeJob>>>,
+    #[pin]
+    graphs: Mutex<Graphs>,
+}
+// series: end
+// series: from tas-dispatch
 /// A client of the driver: its dispatcher, one scheduler entity per ring and class and one per
 // series: until tas-templates
 /// ring for the stock dispatch, and its graphs.
@@ -283,6 +380,7 @@ impl PinnedDrop for File {
     }
 }
 // series: end
+// series: end
 
 impl drm::file::DriverFile for File {
     type Driver = TasDriver;
@@ -293,6 +391,36 @@ impl drm::file::DriverFile for File {
     }
     // series: end
     // series: from tas-graph
+    // series: until tas-dispatch
+    fn open(dev: &TasDevice) -> Result<Pin<KBox<Self>>> {
+        let mut fifo_entities = KVec::with_capacity(dev.rings.len(), GFP_KERNEL)?;
+        for ring in dev.rings.iter() {
+            fifo_entities.push(
+                KBox::pin_init(Entity::new(&ring.sched, Priority::Normal), GFP_KERNEL)?,
+                GFP_KERNEL,
+            )?;
+        }
+        let graph_entity = KBox::pin_init(
+            Entity::new(&dev.graph_ring.sched, Priority::Normal),
+            GFP_KERNEL,
+        )?;
+        let list = KVec::with_capacity(GRAPH_HISTORY, GFP_KERNEL)?;
+        KBox::pin_init(
+            try_pin_init!(Self {
+                budget: Budget::new()?,
+                fifo_entities,
+                graph_entity,
+                graphs <- new_mutex!(Graphs {
+                    next_id: 1,
+                    list,
+                    nodes: 0,
+                }),
+            }? Error),
+            GFP_KERNEL,
+        )
+    }
+    // series: end
+    // series: from tas-dispatch
     fn open(dev: &TasDevice) -> Result<Pin<KBox<Self>>> {
         let classes = [Class::Latency, Class::Normal, Class::Batch];
         let mut entities = KVec::with_capacity(dev.rings.len() * classes.len(), GFP_KERNEL)?;
@@ -337,6 +465,7 @@ impl drm::file::DriverFile for File {
             GFP_KERNEL,
         )
     }
+    // series: end
     // series: end
 }
 
@@ -424,6 +553,22 @@ impl File {
         file: &drm::File<File>,
     ) -> Result<u32> {
         let this = file.inner();
+        // series: until tas-dispatch
+        // Room for the nodes, waited for before the file's submission lock: the file's other
+        // submissions may be what frees it. The node count is checked later; a count above the
+        // limit fails there.
+        let charge = Arc::new(this.budget.charge(args.nodes.count)?, client_gfp())?;
+        // Submissions of one file are serialised, so that graph ids and syncobj points follow
+        // submission order.
+        let mut graphs = this.graphs.lock();
+        let entities = Entities {
+            fifo: &this.fifo_entities,
+            graph: &this.graph_entity,
+        };
+        let room = Graphs::reserve()?;
+        let record = graph::submit(dev, file, &entities, args, charge)?;
+        // series: end
+        // series: from tas-dispatch
         // Room for the nodes, then a launch slot of the dispatcher, waited for before the
         // file's submission lock: the file's other submissions may be what frees them. The
         // node count is checked later; a count above the limit fails there.
@@ -443,6 +588,7 @@ impl File {
         };
         let room = Graphs::reserve()?;
         let record = graph::submit(dev, file, &entities, &this.disp, args, launch, charge)?;
+        // series: end
         // Past the point of no return: nothing fails any more.
         args.graph_id = graphs.add(room, record);
         Ok(0)
@@ -586,6 +732,11 @@ impl File {
         let base = usize::try_from(args.nodes.ptr).map_err(|_| EFAULT)?;
         let mut done = 1;
         for (i, node) in record.nodes.iter().enumerate() {
+            // series: until tas-dispatch
+            let finished_ns = node.finished.timestamp().unwrap_or(0);
+            let error = node.finished.error().map_or(0, |e| e.to_errno());
+            // series: end
+            // series: from tas-dispatch
             let (finished_ns, error) = match &node.finished {
                 Some(fence) => (
                     fence.timestamp().unwrap_or(0),
@@ -596,6 +747,7 @@ impl File {
                     node.exec.error.load(Relaxed),
                 ),
             };
+            // series: end
             if finished_ns == 0 {
                 done = 0;
             }

@@ -9,11 +9,17 @@
 //! pre-allocating timeline chain nodes. Then the graph is dispatched and the signal points are
 //! installed, none of which can fail.
 //!
+// series: until tas-dispatch
+//! Every node is pushed into the scheduler entity of its ring at submit, in topological order,
+//! with its predecessors' finished fences as dependencies: the stock dispatch of drm_sched.
+// series: end
+// series: from tas-dispatch
 //! There are two dispatch modes. By default the client's [`Dispatcher`] releases each node into
 //! the entity of its ring and class once it is ready, by class and critical-path rank. With
 //! `DRM_TAS_SUBMIT_FIFO`, the stock dispatch (the baseline of measurements): every node is
 //! pushed into the FIFO entity of its ring at submit, in topological order, with its
 //! predecessors' finished fences as dependencies.
+// series: end
 
 use core::{
     mem::{
@@ -23,6 +29,72 @@ use core::{
     slice,
 };
 
+// series: until tas-dispatch
+use kernel::{
+    dma_fence::{
+        Fence,
+        FenceAllocation,
+        FenceChain,
+        FenceContext, //
+    },
+    drm::{
+        self,
+        gem::BaseObject,
+        sched::{
+            graph::{
+                Class,
+                NodeDesc,
+                Plan, //
+            },
+            Entity,
+            Job, //
+        },
+        syncobj::{
+            SyncObj,
+            SyncPoint, //
+        },
+    },
+    prelude::*,
+    sync::{
+        aref::ARef,
+        atomic::Relaxed,
+        Arc, //
+    },
+    uaccess::{
+        UserPtr,
+        UserSlice,
+        UserSliceReader, //
+    },
+    uapi,
+};
+
+use crate::{
+    driver::{
+        client_gfp,
+        TasDevice,
+        MAX_DURATION_NS,
+        MAX_EDGES,
+        MAX_NODES,
+        MAX_SIGNALS,
+        MAX_STRIDE,
+        MAX_WAITS, //
+    },
+    engine::{
+        now_ns,
+        BufRange,
+        NodeExec,
+        NodeJob,
+        Op,
+        OpRef, //
+    },
+    file::{
+        Charge,
+        File, //
+    },
+    gem::Bo,
+};
+// series: end
+// series: from tas-dispatch
 use kernel::{
     cred::{
         self,
@@ -99,6 +171,7 @@ use crate::{
     },
     gem::Bo,
 };
+// series: end
 
 /// Largest dimension of a `DRM_TAS_OP_MATMUL` matrix.
 const MAX_MATMUL_DIM: u64 = 256;
@@ -106,6 +179,15 @@ const MAX_MATMUL_DIM: u64 = 256;
 /// The result of a submitted node, kept for `GRAPH_INFO`.
 pub(crate) struct NodeRecord {
     pub(crate) exec: Arc<NodeExec>,
+    // series: until tas-dispatch
+    /// The scheduler's finished fence of the node.
+    pub(crate) finished: ARef<Fence>,
+}
+
+/// The scheduler entities of a client: one per ring, and the graph ring's.
+pub(crate) struct Entities<'a> {
+    // series: end
+    // series: from tas-dispatch
     /// The scheduler's finished fence of a node dispatched in FIFO mode.
     pub(crate) finished: Option<ARef<Fence>>,
 }
@@ -115,10 +197,12 @@ pub(crate) struct NodeRecord {
 pub(crate) struct Entities<'a> {
     /// At `ring * Class::COUNT + class`.
     pub(crate) nodes: &'a [Arc<Entity<NodeJob>>],
+    // series: end
     /// At `ring`.
     pub(crate) fifo: &'a [Pin<KBox<Entity<NodeJob>>>],
     pub(crate) graph: &'a Entity<NodeJob>,
 }
+// series: from tas-dispatch
 
 /// The index of the entity of `ring` and `class`.
 pub(crate) fn entity_index(ring: u32, class: Class) -> usize {
@@ -132,6 +216,7 @@ fn class(node: &uapi::drm_tas_node) -> Class {
         _ => Class::Normal,
     }
 }
+// series: end
 
 /// The nodes of a submitted graph, kept for `GRAPH_INFO`.
 pub(crate) struct GraphRecord {
@@ -344,6 +429,7 @@ pub(crate) struct CheckedGraph {
     pub(crate) ops: KVVec<Option<Op>>,
     pub(crate) plan: Plan,
 }
+// series: from tas-dispatch
 
 impl CheckedGraph {
     /// Checks that the caller may use the priority classes of the graph's nodes: the latency
@@ -360,6 +446,7 @@ impl CheckedGraph {
         Ok(())
     }
 }
+// series: end
 
 /// Copies and checks the nodes and edges of a graph, looks up and maps its buffers and builds
 /// its plan.
@@ -381,6 +468,18 @@ pub(crate) fn check_graph(
 
     // Nodes: cheap checks of all of them first, then buffers.
     for node in nodes.iter() {
+        // series: until tas-dispatch
+        if node.ring >= dev.num_rings
+            || node.class != 0
+            || node.gang != 0
+            || node.flags != 0
+            || node.pad != 0
+            || node.duration_ns > MAX_DURATION_NS
+        {
+            return Err(EINVAL);
+        }
+        // series: end
+        // series: from tas-dispatch
         if node.ring >= dev.num_rings
             || node.class > uapi::drm_tas_class_DRM_TAS_CLASS_BATCH
             || node.flags != 0
@@ -389,6 +488,7 @@ pub(crate) fn check_graph(
         {
             return Err(EINVAL);
         }
+        // series: end
     }
     let mut ops = KVVec::with_capacity(n, client_gfp())?;
     for node in nodes.iter() {
@@ -400,8 +500,14 @@ pub(crate) fn check_graph(
         descs.push(
             NodeDesc {
                 ring: node.ring,
+                // series: until tas-dispatch
+                class: Class::Normal,
+                gang: 0,
+                // series: end
+                // series: from tas-dispatch
                 class: class(node),
                 gang: node.gang,
+                // series: end
                 cost: node.duration_ns,
             },
             client_gfp(),
@@ -496,6 +602,32 @@ pub(crate) fn install_signals(
     }
 }
 
+// series: until tas-dispatch
+/// Validates and dispatches a graph, whose jobs hold `charge`; returns its record.
+pub(crate) fn submit(
+    dev: &TasDevice,
+    file: &drm::File<File>,
+    entities: &Entities<'_>,
+    args: &uapi::drm_tas_submit_graph,
+    charge: Arc<Charge>,
+) -> Result<GraphRecord> {
+    if args.extensions != 0 || args.flags != 0 || args.pad != 0 {
+        return Err(EINVAL);
+    }
+    let graph = check_graph(dev, file, &args.nodes, &args.edges)?;
+    let syncs = check_syncs(file, &args.waits, &args.signals, graph.nodes.len())?;
+    let (record, node_fences, graph_fence) = push_fifo(dev, entities, graph, &syncs, charge)?;
+    // Point of no return: nothing below fails.
+    install_signals(syncs.signals, &node_fences, graph_fence.as_ref());
+    Ok(record)
+}
+
+/// The record of a dispatched graph, the fences of its nodes that signals refer to, and the
+/// fence of the whole graph if a signal refers to it.
+type Dispatched = (GraphRecord, KVec<(u32, ARef<Fence>)>, Option<ARef<Fence>>);
+
+// series: end
+// series: from tas-dispatch
 /// Validates and dispatches a graph, in the dispatcher's launch slot `slot` or, without one,
 /// with the stock dispatch (`DRM_TAS_SUBMIT_FIFO`), whose jobs hold `charge`; returns its
 /// record.
@@ -643,6 +775,7 @@ fn dispatch(
     Ok((record, node_fences, graph_fence))
 }
 
+// series: end
 /// The stock dispatch: pushes every node into the FIFO entity of its ring now.
 fn push_fifo(
     dev: &TasDevice,
@@ -692,6 +825,16 @@ fn push_fifo(
             }
         }
         let op = ops[v].take().ok_or(EINVAL)?;
+        // series: until tas-dispatch
+        let exec = NodeExec::new(nodes[v].ring, OpRef::Own(op), nodes[v].duration_ns, deps)?;
+        let data = NodeJob::Node {
+            ring: dev.rings[ring].clone(),
+            exec: exec.clone(),
+            alloc: Some(FenceAllocation::new(client_gfp())?),
+            _charge: charge.clone(),
+        };
+        // series: end
+        // series: from tas-dispatch
         // The baseline: every node of the normal class, so no preemption either.
         let urgency = Class::Normal as u8;
         let exec = NodeExec::new(
@@ -712,6 +855,7 @@ fn push_fifo(
         };
         // Not the dispatcher's entity of the ring: a job that waits there would hold up the
         // ready nodes the dispatcher queues behind it, maybe the very one it waits for.
+        // series: end
         let entity = &*entities.fifo[ring];
         let mut job = Job::new(entity, 1, data, client_gfp())?;
         for dep in exec.deps() {
@@ -757,7 +901,12 @@ fn push_fifo(
         record.nodes.push(
             NodeRecord {
                 exec: execs[v].clone().ok_or(EINVAL)?,
+                // series: until tas-dispatch
+                finished: finished[v].clone().ok_or(EINVAL)?,
+                // series: end
+                // series: from tas-dispatch
                 finished: Some(finished[v].clone().ok_or(EINVAL)?),
+                // series: end
             },
             client_gfp(),
         )?;

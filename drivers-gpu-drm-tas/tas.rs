@@ -35,6 +35,21 @@ use kernel::{
     }, //
 };
 
+// series: until tas-dispatch
+use crate::{
+    driver::{
+        TasData,
+        TasDriver,
+        MAX_RINGS,
+        MAX_RING_DEPTH, //
+    },
+    engine::{
+        Reaper,
+        Ring, //
+    },
+};
+// series: end
+// series: from tas-dispatch
 use crate::{
     dispatch::GangGate,
     driver::{
@@ -49,8 +64,9 @@ use crate::{
     },
 };
 // series: end
+// series: end
 
-// series: from tas-graph
+// series: from tas-dispatch
 mod dispatch;
 // series: end
 mod driver;
@@ -128,19 +144,23 @@ impl kernel::Module for TasModule {
 
         // series: from tas-graph
         // The driver's work items, on queues of its own: dropping them waits for all of them,
-        // which the system workqueues cannot do. The rings' and the dispatchers' work items
-        // signal fences, which memory reclaim may wait for: their queue has a rescuer, which
+        // which the system workqueues cannot do. The work items that signal fences, which memory
+        // reclaim may wait for, have a queue with a rescuer, which nothing that allocates or
         // series: until tas-templates
-        // nothing that allocates or waits for a fence may hold up, so the reaper's work items
-        // have the other queue.
+        // waits for a fence may hold up, so the reaper's work items have the other queue.
         // series: end
         // series: from tas-templates
-        // nothing that allocates or waits for a fence may hold up, so the templates' and the
-        // reaper's work items have the other queue.
+        // waits for a fence may hold up, so the templates' and the reaper's work items have the
+        // other queue.
         // series: end
+        // series: until tas-dispatch
+        // The first is per CPU, as `system_long_wq` was.
+        // series: end
+        // series: from tas-dispatch
         // The first is per CPU, as `system_long_wq` was: on an unbound queue, the members of a
         // gang, released together, started up to 1.4 ms apart at p99 (`make bench`), against
         // 0.2 ms on a per-CPU one.
+        // series: end
         let signal_wq_owner = OwnedQueue::new(
             c"tas-signal",
             QueueFlags::PERCPU | QueueFlags::MEM_RECLAIM,
@@ -187,7 +207,9 @@ impl kernel::Module for TasModule {
                 job_timeout_ms,
                 rings,
                 graph_ring,
+                // series: from tas-dispatch
                 gate: GangGate::new()?,
+                // series: end
                 reaper: Reaper::new(bg_wq)?,
                 signal_wq,
                 // series: from tas-templates

@@ -132,8 +132,8 @@ enum drm_tas_param {
 	/**
 	 * @DRM_TAS_PARAM_MAX_NODES_IN_FLIGHT: Largest number of nodes of one
 	 * file's graphs in flight (submitted or launched and not completed),
-	 * with or without &DRM_TAS_SUBMIT_FIFO. A submission beyond it waits.
-	 * Currently 65536. (Since version 4.)
+	 * whatever their dispatch. A submission beyond it waits. Currently
+	 * 65536. (Since version 4.)
 	 */
 	DRM_TAS_PARAM_MAX_NODES_IN_FLIGHT = 12,
 /* series: end */
@@ -251,6 +251,7 @@ enum drm_tas_op {
 	 */
 	DRM_TAS_OP_MATMUL = 4,
 };
+/* series: from tas-dispatch */
 
 /**
  * enum drm_tas_class - Priority classes of graph nodes.
@@ -263,6 +264,7 @@ enum drm_tas_class {
 	/** @DRM_TAS_CLASS_BATCH: Throughput work that may wait. */
 	DRM_TAS_CLASS_BATCH = 2,
 };
+/* series: end */
 
 /**
  * struct drm_tas_buf - A byte range of a buffer object used by a node.
@@ -294,6 +296,10 @@ struct drm_tas_node {
 	__u32 op;
 
 	/**
+	 * series: until tas-dispatch
+	 * @class: [in] Reserved for a priority class, must be zero.
+	 * series: end
+	 * series: from tas-dispatch
 	 * @class: [in] Priority class, one of &enum drm_tas_class. Among the
 	 * ready nodes of a file, a ring takes latency work first, then normal,
 	 * then batch work, and within a class the node with the longest
@@ -302,10 +308,15 @@ struct drm_tas_node {
 	 * class starves. Between files, the class is the scheduler priority.
 	 * &DRM_TAS_CLASS_LATENCY needs CAP_SYS_NICE, as high priorities do in
 	 * other drivers. Ignored with &DRM_TAS_SUBMIT_FIFO.
+	 * series: end
 	 */
 	__u32 class;
 
 	/**
+	 * series: until tas-dispatch
+	 * @gang: [in] Reserved for a gang id, must be zero.
+	 * series: end
+	 * series: from tas-dispatch
 	 * @gang: [in] Gang id, 0 for none. The nodes of a graph with the same
 	 * non-zero id form a gang: they must be on different rings, and they
 	 * start together, once all of them are ready and all of their rings
@@ -316,6 +327,7 @@ struct drm_tas_node {
 	 * dependencies failed), the members that have not finished complete
 	 * with -ECANCELED, which their successors inherit. Ignored with
 	 * &DRM_TAS_SUBMIT_FIFO.
+	 * series: end
 	 */
 	__u32 gang;
 
@@ -419,9 +431,11 @@ struct drm_tas_array {
 	/** @stride: [in] Distance between elements in bytes. */
 	__u32 stride;
 };
+/* series: from tas-dispatch */
 
 /* Flag of &drm_tas_submit_graph.flags: stock FIFO dispatch. */
 #define DRM_TAS_SUBMIT_FIFO	(1u << 0)
+/* series: end */
 
 /**
  * struct drm_tas_submit_graph - Argument of &DRM_IOCTL_TAS_SUBMIT_GRAPH.
@@ -458,10 +472,15 @@ struct drm_tas_submit_graph {
 	struct drm_tas_array signals;
 
 	/**
+	 * series: until tas-dispatch
+	 * @flags: [in] Must be zero.
+	 * series: end
+	 * series: from tas-dispatch
 	 * @flags: [in] Zero, or &DRM_TAS_SUBMIT_FIFO for the stock dispatch
 	 * (the baseline of measurements): every node is queued to its ring at
 	 * submit, in a topological order, and each ring starts its nodes in
 	 * that order.
+	 * series: end
 	 */
 	__u32 flags;
 
@@ -500,9 +519,12 @@ struct drm_tas_node_info {
 	/**
 	 * @error: [out] 0, or the negative errno the node completed with:
 	 * -ETIMEDOUT when it ran longer than &DRM_TAS_PARAM_JOB_TIMEOUT_NS;
+	 * series: from tas-dispatch
 	 * -ECANCELED when it did not run because another member of its gang
-	 * failed; -ECANCELED or -ESRCH when its file was closed before it
-	 * ran (seen through the syncobjs it signals). A node that
+	 * failed;
+	 * series: end
+	 * -ECANCELED or -ESRCH when its file was closed before it ran (seen
+	 * through the syncobjs it signals). A node that
 	 * waited for a failed predecessor, or for a syncobj point whose fence
 	 * carries an error, completes with that error instead.
 	 */
@@ -640,18 +662,31 @@ struct drm_tas_template_destroy {
  *    &struct drm_tas_submit_graph. The graph is validated completely
  *    before anything is queued: on error nothing runs and no syncobj is
  *    touched. A node becomes ready once its predecessors have finished
- *    and its waits and the graph's waits have signalled; the ready nodes
- *    of a file are handed to their rings a few at a time, by class and
- *    critical path (see &drm_tas_node.class), so a ready node never waits
- *    behind one that is not ready. A node whose predecessor failed does not run and
+ *    and its waits and the graph's waits have signalled;
+ * series: until tas-dispatch
+ *    every node is queued to its ring at submit, in a topological order,
+ *    and each ring starts its nodes in that order, once they are ready.
+ * series: end
+ * series: from tas-dispatch
+ *    the ready nodes of a file are handed to their rings a few at a time,
+ *    by class and critical path (see &drm_tas_node.class), so a ready node
+ *    never waits behind one that is not ready.
+ * series: end
+ *    A node whose predecessor failed does not run and
  *    completes with the predecessor's error; independent nodes still run.
  *    A node that runs longer than &DRM_TAS_PARAM_JOB_TIMEOUT_NS fails with
  *    -ETIMEDOUT.
  *
+ * series: until tas-dispatch
+ *    A file has at most &DRM_TAS_PARAM_MAX_NODES_IN_FLIGHT nodes in
+ *    flight. A submission beyond it waits until enough of them complete,
+ * series: end
+ * series: from tas-dispatch
  *    A file has at most 1024 graphs in flight, not counting those
  *    submitted with &DRM_TAS_SUBMIT_FIFO, and at most
  *    &DRM_TAS_PARAM_MAX_NODES_IN_FLIGHT nodes in flight, counting them.
  *    A submission beyond either waits until enough of them complete,
+ * series: end
  *    before its arguments are looked at; a signal ends the wait (-EINTR,
  *    or the call is restarted with SA_RESTART). A graph that waits for a
  *    point that only a later submission of the same file would signal
@@ -666,8 +701,13 @@ struct drm_tas_template_destroy {
  *    - -EINVAL: no nodes; non-zero flags, padding, reserved fields or
  *      extensions; a stride below the structure size or above the
  *      limit, or non-zero bytes beyond the known structure; an empty
+ * series: until tas-dispatch
+ *      array with a non-zero ptr or stride; unknown op, ring or flag;
+ * series: end
+ * series: from tas-dispatch
  *      array with a non-zero ptr or stride; unknown op, ring, class or
  *      flag; two members of a gang on one ring;
+ * series: end
  *      a duration above the limit; buffer ranges that are empty, out of
  *      bounds, overflowing, of the wrong size for the operation, or set
  *      for an operation that does not use them; an edge endpoint out of
@@ -677,10 +717,12 @@ struct drm_tas_template_destroy {
  *      last point; the same syncobj point signalled twice.
  *    - -E2BIG: more nodes, edges, waits or signals than the limits.
  *    - -ELOOP: the edges contain a cycle.
+ * series: from tas-dispatch
  *    - -EDEADLK: a gang that can never start: a member depends on
  *      another member, or gangs depend on each other in a cycle.
  *    - -EACCES: a node of &DRM_TAS_CLASS_LATENCY without CAP_SYS_NICE
  *      (not checked with &DRM_TAS_SUBMIT_FIFO, which ignores classes).
+ * series: end
  *    - -ENOENT: an unknown buffer or syncobj handle.
  *    - -EFAULT: the argument or an array that cannot be read.
  *    - -ENOMEM: out of memory.
