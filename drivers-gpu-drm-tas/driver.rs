@@ -141,24 +141,27 @@ pub(crate) struct TasData {
     // series: end
     /// Releases the buffer mappings of node operations.
     pub(crate) reaper: Arc<Reaper>,
-    // series: until tas-dispatch
-    /// The workqueue of the work items that signal fences: the rings'.
-    // series: end
     // series: from tas-dispatch
     /// The workqueue of the work items that signal fences: the rings' and the dispatchers'.
-    // series: end
     pub(crate) signal_wq: &'static Queue,
+    // series: end
     // series: from tas-templates
     /// The workqueue of the work items that allocate or wait for fences, off the signalling
     /// path: the templates' and the reaper's.
     pub(crate) bg_wq: &'static Queue,
     // series: end
+    // series: until tas-dispatch
+    /// Owns the workqueue of the work items that signal fences, the rings'. Dropped after the
+    /// other fields, when it waits for its work items.
+    // series: end
+    // series: from tas-dispatch
     /// Owns `signal_wq`. Dropped after the other fields, when it waits for its work items.
+    // series: end
     pub(crate) _signal_wq_owner: OwnedQueue,
     // series: until tas-templates
     /// Owns the workqueue of the work items that allocate or wait for fences, off the
-    /// signalling path: the reaper's. Dropped last: the work items of `signal_wq` queue the
-    /// reaper.
+    /// signalling path: the reaper's. Dropped last: the work items of the other queue queue
+    /// the reaper.
     // series: end
     // series: from tas-templates
     /// Owns `bg_wq`. Dropped last: the work items of `signal_wq` queue the reaper.

@@ -211,7 +211,9 @@ impl kernel::Module for TasModule {
                 gate: GangGate::new()?,
                 // series: end
                 reaper: Reaper::new(bg_wq)?,
+                // series: from tas-dispatch
                 signal_wq,
+                // series: end
                 // series: from tas-templates
                 bg_wq,
                 // series: end
