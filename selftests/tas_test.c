@@ -40,7 +40,9 @@
 #define TAS_UAPI_VERSION	4
 #define TAS_MAX_RINGS		16
 #define TAS_NUM_OPS		(DRM_TAS_OP_MATMUL + 1)
+/* series: from tas-dispatch-tests */
 #define TAS_NUM_CLASSES		(DRM_TAS_CLASS_BATCH + 1)
+/* series: end */
 #define TAS_MATMUL_MAX_DIM	256
 
 /* The last parameter this version of the uAPI knows. */
@@ -1209,15 +1211,22 @@ static int tas_mut_too_many_signals(struct tas_sub *s)
 
 static int tas_mut_flags(struct tas_sub *s)
 {
+/* series: until tas-dispatch */
+	s->args.flags = 1;
+/* series: end */
+/* series: from tas-dispatch */
 	s->args.flags = DRM_TAS_SUBMIT_FIFO << 1;
+/* series: end */
 	return 0;
 }
+/* series: from tas-dispatch-tests */
 
 static int tas_mut_fifo(struct tas_sub *s)
 {
 	s->args.flags = DRM_TAS_SUBMIT_FIFO;
 	return 0;
 }
+/* series: end */
 
 static int tas_mut_flags_high(struct tas_sub *s)
 {
@@ -1417,6 +1426,21 @@ static int tas_mut_op_max(struct tas_sub *s)
 	return 0;
 }
 
+/* series: until tas-dispatch */
+/* Fields reserved for what the graph dispatcher adds. */
+static int tas_mut_class_reserved(struct tas_sub *s)
+{
+	s->nodes[3].class = 1;
+	return 0;
+}
+
+static int tas_mut_gang_reserved(struct tas_sub *s)
+{
+	s->nodes[0].gang = 1;
+	return 0;
+}
+/* series: end */
+/* series: from tas-dispatch-tests */
 static int tas_mut_class_unknown(struct tas_sub *s)
 {
 	s->nodes[3].class = TAS_NUM_CLASSES;
@@ -1465,6 +1489,7 @@ static int tas_mut_gang_same_ring(struct tas_sub *s)
 	s->nodes[2].gang = 7;
 	return 0;
 }
+/* series: end */
 
 static int tas_mut_node_flags(struct tas_sub *s)
 {
@@ -1994,6 +2019,7 @@ FIXTURE_VARIANT_ADD(tas_submit, ring_last) {
 	.mutate = tas_mut_ring_last,
 	.expected = 0,
 };
+/* series: from tas-dispatch-tests */
 
 FIXTURE_VARIANT_ADD(tas_submit, classes) {
 	.mutate = tas_mut_classes,
@@ -2019,6 +2045,7 @@ FIXTURE_VARIANT_ADD(tas_submit, gang_same_ring) {
 	.mutate = tas_mut_gang_same_ring,
 	.expected = -EINVAL,
 };
+/* series: end */
 
 FIXTURE_VARIANT_ADD(tas_submit, buf_at_end) {
 	.mutate = tas_mut_buf_at_end,
@@ -2319,6 +2346,18 @@ FIXTURE_VARIANT_ADD(tas_submit, op_max) {
 	.expected = -EINVAL,
 };
 
+/* series: until tas-dispatch */
+FIXTURE_VARIANT_ADD(tas_submit, class_reserved) {
+	.mutate = tas_mut_class_reserved,
+	.expected = -EINVAL,
+};
+
+FIXTURE_VARIANT_ADD(tas_submit, gang_reserved) {
+	.mutate = tas_mut_gang_reserved,
+	.expected = -EINVAL,
+};
+/* series: end */
+/* series: from tas-dispatch-tests */
 FIXTURE_VARIANT_ADD(tas_submit, class_unknown) {
 	.mutate = tas_mut_class_unknown,
 	.expected = -EINVAL,
@@ -2328,6 +2367,7 @@ FIXTURE_VARIANT_ADD(tas_submit, class_max) {
 	.mutate = tas_mut_class_max,
 	.expected = -EINVAL,
 };
+/* series: end */
 
 FIXTURE_VARIANT_ADD(tas_submit, node_flags) {
 	.mutate = tas_mut_node_flags,
@@ -3024,7 +3064,9 @@ TEST_F(tas, ordering_random_dag)
 			      DRM_TAS_OP_NOP,
 			      100 * TAS_NSEC_PER_USEC +
 			      tas_rand(&seed) % (900 * TAS_NSEC_PER_USEC));
+/* series: from tas-dispatch-tests */
 		nodes[j].class = tas_rand(&seed) % TAS_NUM_CLASSES;
+/* series: end */
 		for (i = 0; i < j; i++)
 			if (tas_rand(&seed) % 8 == 0)
 				tas_edge_init(&edges[e++], i, j);
@@ -3353,6 +3395,7 @@ TEST_F(tas, close_with_graph_in_flight)
 TEST_HARNESS_MAIN
 
 /* series: from tas-graph-tests */
+/* series: from tas-dispatch-tests */
 /*
  * On ring 0, node 2 waits for a long node on ring 1 and node 3 for a short
  * one on ring 2; a topological push puts node 2 first. The dispatcher
@@ -3733,6 +3776,7 @@ TEST_F(tas, latency_class_overtakes_batch)
 	free(batch);
 }
 
+/* series: end */
 /* series: from tas-templates-tests */
 static int tas_template_create(int fd, const struct drm_tas_node *nodes,
 			       __u32 num_nodes, const struct drm_tas_edge *edges,
@@ -3917,6 +3961,7 @@ TEST_F(tas, template_errors)
 }
 
 /* series: end */
+/* series: from tas-dispatch-tests */
 /*
  * A stock-dispatch (FIFO) node waits in the scheduler for what it depends
  * on; the graph dispatcher's nodes, queued only once ready, must not end up
@@ -3956,6 +4001,7 @@ TEST_F(tas, fifo_wait_does_not_block_dispatched_nodes)
 	tas_syncobj_destroy(self->fd, s);
 }
 
+/* series: end */
 static int tas_syncobj_eventfd(int fd, __u32 handle, __u64 point,
 			       __u32 flags, int efd)
 {
@@ -4127,6 +4173,7 @@ TEST_F(tas, syncobj_array_ioctls_huge_counts)
 	ASSERT_EQ(0, tas_run_nop(self->fd));
 }
 
+/* series: from tas-dispatch-tests */
 /* Removes @cap from the effective capabilities of the calling thread. */
 static int tas_drop_capability(int cap)
 {
@@ -4192,11 +4239,13 @@ TEST_F(tas, latency_class_needs_cap_sys_nice)
 }
 
 #define TAS_MAX_IN_FLIGHT	1024U
+/* series: end */
 
 static void tas_on_alarm(int sig __maybe_unused)
 {
 }
 
+/* series: from tas-dispatch-tests */
 /*
  * A file has at most 1024 graphs in flight. The next submission waits
  * until one of them completes (here: until a child process signals the
@@ -4268,6 +4317,7 @@ TEST_F_TIMEOUT(tas, submit_waits_for_free_slot, 120)
 	tas_syncobj_destroy(self->fd, in);
 	ASSERT_EQ(0, tas_run_nop(self->fd));
 }
+/* series: end */
 
 #define TAS_MAX_BUDGET_GRAPHS	8
 
@@ -4298,8 +4348,10 @@ TEST_F_TIMEOUT(tas, submit_waits_for_node_budget, 300)
 	ASSERT_EQ(0ULL, budget % max_nodes);
 	graphs = budget / max_nodes;
 	ASSERT_LE(graphs, ARRAY_SIZE(ids));
+/* series: from tas-dispatch-tests */
 	/* Fewer graphs than launch slots: the nodes are what runs out. */
 	ASSERT_LT(graphs, TAS_MAX_IN_FLIGHT);
+/* series: end */
 
 	timeline = tas_sw_sync_syncobj(self->fd, &in);
 	if (timeline == -ENOENT)
@@ -4312,6 +4364,13 @@ TEST_F_TIMEOUT(tas, submit_waits_for_node_budget, 300)
 	ASSERT_NE(NULL, nodes);
 	tas_sync_init(&wait, in, DRM_TAS_NODE_GRAPH, 0);
 	tas_sync_init(&signal, out, DRM_TAS_NODE_GRAPH, 0);
+/* series: until tas-dispatch-tests */
+	for (i = 0; i < graphs; i++)
+		ASSERT_EQ(0, tas_submit(self->fd, nodes, max_nodes, NULL, 0,
+					&wait, 1, NULL, 0, &ids[i]))
+			TH_LOG("graph %u", i);
+/* series: end */
+/* series: from tas-dispatch-tests */
 	/* Half of them with the stock dispatch, which counts too. */
 	for (i = 0; i < graphs; i++)
 		ASSERT_EQ(0, tas_submit_flags(self->fd,
@@ -4319,13 +4378,16 @@ TEST_F_TIMEOUT(tas, submit_waits_for_node_budget, 300)
 					      nodes, max_nodes, NULL, 0, &wait,
 					      1, NULL, 0, &ids[i]))
 			TH_LOG("graph %u", i);
+/* series: end */
 
 	memset(&args, 0, sizeof(args));
 	tas_array_init(&args.nodes, nodes, 1, sizeof(*nodes));
 	tas_array_init(&args.signals, &signal, 1, sizeof(signal));
 	ASSERT_EQ(0, sigaction(SIGALRM, &sa, NULL));
 	for (i = 0; i < 2; i++) {
+/* series: from tas-dispatch-tests */
 		args.flags = i ? DRM_TAS_SUBMIT_FIFO : 0;
+/* series: end */
 		alarm(1);
 		EXPECT_EQ(-1, ioctl(self->fd, DRM_IOCTL_TAS_SUBMIT_GRAPH,
 				    &args));
@@ -4563,9 +4625,11 @@ TEST_F_TIMEOUT(tas, memcg_limit_fails_submission_quietly, 120)
 
 	EXPECT_EQ(-ENOMEM, tas_submit(self->fd, nodes, max_nodes, NULL, 0, NULL,
 				      0, NULL, 0, NULL));
+/* series: from tas-dispatch-tests */
 	EXPECT_EQ(-ENOMEM, tas_submit_flags(self->fd, DRM_TAS_SUBMIT_FIFO,
 					    nodes, max_nodes, NULL, 0, NULL, 0,
 					    NULL, 0, NULL));
+/* series: end */
 	ASSERT_EQ(0, tas_read_cgroup(dir, "memory.events", "max", &events_max));
 	ASSERT_EQ(0, tas_read_cgroup(dir, "memory.events", "oom", &oom));
 	ASSERT_EQ(0, tas_read_cgroup(dir, "memory.events", "oom_kill", &kills));
@@ -4750,7 +4814,9 @@ static int tas_syncobj_query(int fd, __u32 handle, __u64 *point)
 
 enum tas_fault_call {
 	TAS_FAULT_SUBMIT,
+/* series: from tas-dispatch-tests */
 	TAS_FAULT_SUBMIT_FIFO,
+/* series: end */
 	TAS_FAULT_GRAPH_INFO,
 /* series: from tas-templates-tests */
 	TAS_FAULT_TEMPLATE_LAUNCH,
@@ -4763,7 +4829,9 @@ static bool tas_fault_runs_graph(enum tas_fault_call call)
 {
 	switch (call) {
 	case TAS_FAULT_SUBMIT:
+/* series: from tas-dispatch-tests */
 	case TAS_FAULT_SUBMIT_FIFO:
+/* series: end */
 /* series: from tas-templates-tests */
 	case TAS_FAULT_TEMPLATE_LAUNCH:
 /* series: end */
@@ -4792,10 +4860,12 @@ FIXTURE_VARIANT_ADD(tas_fault, submit_graph) {
 	.call = TAS_FAULT_SUBMIT,
 };
 
+/* series: from tas-dispatch-tests */
 FIXTURE_VARIANT_ADD(tas_fault, submit_graph_fifo) {
 	.call = TAS_FAULT_SUBMIT_FIFO,
 };
 
+/* series: end */
 FIXTURE_VARIANT_ADD(tas_fault, graph_info) {
 	.call = TAS_FAULT_GRAPH_INFO,
 };
@@ -4877,9 +4947,11 @@ static int tas_fault_run(int fd, enum tas_fault_call call, __u32 tpl,
 	case TAS_FAULT_SUBMIT:
 		return tas_submit(fd, nodes, 2, edge, 1, NULL, 0, signals, 2,
 				  NULL);
+/* series: from tas-dispatch-tests */
 	case TAS_FAULT_SUBMIT_FIFO:
 		return tas_submit_flags(fd, DRM_TAS_SUBMIT_FIFO, nodes, 2, edge,
 					1, NULL, 0, signals, 2, NULL);
+/* series: end */
 /* series: from tas-templates-tests */
 	case TAS_FAULT_TEMPLATE_LAUNCH:
 		return tas_template_launch(fd, tpl, NULL, 0, signals, 2, NULL);
