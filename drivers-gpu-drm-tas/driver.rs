@@ -19,6 +19,30 @@ use crate::{
 };
 // series: end
 // series: from tas-graph
+// series: until tas-dispatch
+use kernel::{
+    alloc::Flags,
+    device::DeviceContext,
+    drm::{
+        self,
+        ioctl, //
+    },
+    faux,
+    prelude::*,
+    sync::Arc,
+    workqueue::OwnedQueue, //
+};
+
+use crate::{
+    engine::{
+        Reaper,
+        Ring, //
+    },
+    file::File,
+    gem::Bo, //
+};
+// series: end
+// series: from tas-dispatch
 use kernel::{
     alloc::Flags,
     device::DeviceContext,
@@ -35,17 +59,6 @@ use kernel::{
     }, //
 };
 
-// series: until tas-dispatch
-use crate::{
-    engine::{
-        Reaper,
-        Ring, //
-    },
-    file::File,
-    gem::Bo, //
-};
-// series: end
-// series: from tas-dispatch
 use crate::{
     dispatch::GangGate,
     engine::{
