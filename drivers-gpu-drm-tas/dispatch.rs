@@ -23,18 +23,70 @@
 //! dispatcher (one per signalled node, one per graph), signalled when the node or the whole
 //! graph completes, with the first error.
 //!
+// series: from tas-gangs
 //! Gangs are admitted in one order for the whole device by its [`GangGate`], which all clients'
 //! dispatchers share: a client's gang at the head of its ready set is released only once the
 //! gate admits it, and holds its rings there until its members have started (see
 //! [`GangOrder`]).
 //!
+// series: end
 //! Locking: `Dispatcher::state` is a mutex taken in process context only (the ioctls, the rings'
 //! work items, the scheduler's free_job work and the dispatcher's work item); nobody allocates
 //! with `GFP_KERNEL` or waits for a fence while holding it.
 //! Jobs are armed and pushed under it, so the jobs of an entity are pushed in the order they
+// series: until tas-gangs
+//! are armed.
+// series: end
+// series: from tas-gangs
 //! are armed. The gang gate's mutex nests inside it, follows the same rules, and is also taken
 //! from the scheduler's timeout handler; the gate takes no dispatcher's lock.
+// series: end
 
+// series: until tas-gangs
+use kernel::{
+    dma_fence::{
+        DriverFence,
+        Fence,
+        FenceCallback,
+        FenceCallbackHandler,
+        FenceContext, //
+    },
+    drm::sched::{
+        graph::{
+            Plan,
+            Ready,
+            ReadySet,
+            Release,
+            Run, //
+        },
+        Job,
+    },
+    new_condvar, new_mutex, new_work,
+    prelude::*,
+    sync::{
+        aref::ARef,
+        atomic::{
+            Atomic,
+            Full,
+            Relaxed, //
+        },
+        Arc,
+        CondVar,
+        Mutex, //
+    },
+    time::{
+        Instant,
+        Monotonic, //
+    },
+    workqueue::{
+        impl_has_work,
+        Queue,
+        Work,
+        WorkItem, //
+    },
+};
+// series: end
+// series: from tas-gangs
 use core::pin::Pin;
 
 use kernel::{
@@ -80,6 +132,7 @@ use kernel::{
         WorkItem, //
     },
 };
+// series: end
 
 use crate::{
     driver::client_gfp,
@@ -171,6 +224,7 @@ struct State {
     done: usize,
 }
 
+// series: from tas-gangs
 /// A client of the device's [`GangGate`]: its dispatcher.
 pub(crate) struct Client(Arc<Dispatcher>);
 
@@ -224,8 +278,14 @@ impl GangGate {
     }
 }
 
+// series: end
 /// The dispatcher of one client.
+// series: until tas-gangs
+#[pin_data]
+// series: end
+// series: from tas-gangs
 #[pin_data(PinnedDrop)]
+// series: end
 pub(crate) struct Dispatcher {
     #[pin]
     state: Mutex<State>,
@@ -238,8 +298,11 @@ pub(crate) struct Dispatcher {
     work: Work<Dispatcher>,
     /// The device's workqueue of the fence signalling path, which runs the work item.
     wq: &'static Queue,
+    // series: from tas-gangs
     gate: Arc<GangGate>,
+    // series: end
 }
+// series: from tas-gangs
 
 #[pinned_drop]
 impl PinnedDrop for Dispatcher {
@@ -247,6 +310,7 @@ impl PinnedDrop for Dispatcher {
         self.gate.order.lock().remove_client();
     }
 }
+// series: end
 
 impl_has_work! {
     impl HasWork<Self> for Dispatcher { self.work }
@@ -272,7 +336,12 @@ impl WorkItem for Dispatcher {
                 }
             }
             // Not `release()`, which would queue this work item again for what it reaps next.
+            // series: until tas-gangs
+            st.release_ready();
+            // series: end
+            // series: from tas-gangs
             st.release_ready(&this);
+            // series: end
             st.done
         };
         if done > 0 {
@@ -488,15 +557,40 @@ impl State {
         }
     }
 
+    // series: until tas-gangs
+    /// Releases what the rings can take.
+    // series: end
+    // series: from tas-gangs
     /// Releases what the rings can take; gangs as `disp`'s device gang gate admits them.
+    // series: end
     fn release(&mut self, disp: &Arc<Dispatcher>) {
+        // series: until tas-gangs
+        self.release_ready();
+        // series: end
+        // series: from tas-gangs
         self.release_ready(disp);
+        // series: end
         if self.done > 0 {
             // Already queued: it will find them.
             let _ = disp.wq.enqueue(disp.clone());
         }
     }
 
+    // series: until tas-gangs
+    fn release_ready(&mut self) {
+        // No gangs: every node is released on its own.
+        while let Some(r) = self.set.next_release() {
+            if let Release::Node {
+                item: (l, Ready::Node(v)),
+                ..
+            } = r
+            {
+                self.release_node(l, v);
+            }
+        }
+    }
+    // series: end
+    // series: from tas-gangs
     fn release_ready(&mut self, disp: &Arc<Dispatcher>) {
         let gate = &disp.gate;
         let mut admit = |rings| gate.order.lock().admit(Client(disp.clone()), rings);
@@ -529,6 +623,7 @@ impl State {
             }
         }
     }
+    // series: end
 
     fn release_node(&mut self, l: u32, v: u32) {
         let State { set, launches, .. } = self;
@@ -547,9 +642,14 @@ impl State {
             return;
         };
         if let Some(error) = slot.error {
+            // series: until tas-gangs
+            // A predecessor failed: the node does not run and carries the error on.
+            // series: end
+            // series: from tas-gangs
             // A predecessor failed: the node does not run and carries the error on, and
             // cancels its gang.
             slot.exec.cancel_gang();
+            // series: end
             slot.exec.finish(now_ns(), Some(error));
             drop(disarm(job));
             self.complete(l, v, Some(error));
@@ -590,6 +690,11 @@ pub(crate) struct Instance {
 }
 
 impl Dispatcher {
+    // series: until tas-gangs
+    /// Creates the dispatcher of a client of `num_rings` rings, whose work item runs on `wq`.
+    pub(crate) fn new(num_rings: u32, wq: &'static Queue) -> Result<Arc<Self>> {
+    // series: end
+    // series: from tas-gangs
     /// Creates the dispatcher of a client of `num_rings` rings whose gangs `gate` admits, whose
     /// work item runs on `wq`.
     pub(crate) fn new(
@@ -597,6 +702,7 @@ impl Dispatcher {
         gate: &Arc<GangGate>,
         wq: &'static Queue,
     ) -> Result<Arc<Self>> {
+    // series: end
         let mut launches = KVec::with_capacity(MAX_LAUNCHES, GFP_KERNEL)?;
         for _ in 0..MAX_LAUNCHES {
             launches.push(LaunchSlot::Free, GFP_KERNEL)?;
@@ -607,7 +713,9 @@ impl Dispatcher {
             closed: false,
             done: 0,
         };
+        // series: from tas-gangs
         gate.add_client()?;
+        // series: end
         Arc::pin_init(
             pin_init!(Self {
                 state <- new_mutex!(state),
@@ -615,17 +723,23 @@ impl Dispatcher {
                 fired: [const { Atomic::new(0) }; MAX_LAUNCHES / FIRED_BITS],
                 work <- new_work!("tas::Dispatcher::work"),
                 wq,
+                // series: from tas-gangs
                 gate: gate.clone(),
+                // series: end
             }),
             GFP_KERNEL,
         )
+        // series: from tas-gangs
         .inspect_err(|_| gate.order.lock().remove_client())
+        // series: end
     }
+    // series: from tas-gangs
 
     /// The gang gate of the dispatcher's device.
     pub(crate) fn gate(&self) -> &Arc<GangGate> {
         &self.gate
     }
+    // series: end
 
     /// Marks launch `l` as having a fired wait; from a fence callback.
     fn mark_fired(&self, l: u32) {
@@ -901,8 +1015,10 @@ impl Dispatcher {
             state.set.remove_if(|_| true);
             core::mem::take(&mut state.launches)
         };
+        // series: from tas-gangs
         // The client's gang waiting in the gate, if any, will not be released any more.
         self.gate.order.lock().withdraw(&Client(self.clone()), wake);
+        // series: end
         for slot in launches {
             let LaunchSlot::Live(mut launch) = slot else {
                 continue;

@@ -43,6 +43,33 @@ use crate::{
 };
 // series: end
 // series: from tas-dispatch
+// series: until tas-gangs
+use kernel::{
+    alloc::Flags,
+    device::DeviceContext,
+    drm::{
+        self,
+        ioctl, //
+    },
+    faux,
+    prelude::*,
+    sync::Arc,
+    workqueue::{
+        OwnedQueue,
+        Queue, //
+    }, //
+};
+
+use crate::{
+    engine::{
+        Reaper,
+        Ring, //
+    },
+    file::File,
+    gem::Bo, //
+};
+// series: end
+// series: from tas-gangs
 use kernel::{
     alloc::Flags,
     device::DeviceContext,
@@ -68,6 +95,7 @@ use crate::{
     file::File,
     gem::Bo, //
 };
+// series: end
 // series: end
 // series: end
 
@@ -148,7 +176,7 @@ pub(crate) struct TasData {
     pub(crate) rings: KVec<Arc<Ring>>,
     /// The ring that completes whole graphs; it executes no node.
     pub(crate) graph_ring: Arc<Ring>,
-    // series: from tas-dispatch
+    // series: from tas-gangs
     /// The admission order of all clients' gangs.
     pub(crate) gate: Arc<GangGate>,
     // series: end

@@ -92,6 +92,76 @@ use crate::{
 };
 // series: end
 // series: from tas-dispatch
+// series: until tas-gangs
+use kernel::{
+    alloc::Flags,
+    device,
+    dma_fence::{
+        DriverFence,
+        Fence,
+        FenceAllocation,
+        FenceContext,
+        SignallingGuard, //
+    },
+    drm::{
+        gem::shmem::VMapOwned,
+        sched::{
+            JobImpl,
+            RunningJob,
+            Scheduler,
+            SchedulerOptions, //
+        },
+    },
+    impl_has_hr_timer,
+    list::{
+        List,
+        ListArc,
+        ListLinks, //
+    },
+    new_condvar, new_spinlock, new_spinlock_irq, new_work,
+    prelude::*,
+    sync::{
+        aref::ARef,
+        atomic::{
+            Atomic,
+            Relaxed,
+            Release, //
+        },
+        Arc,
+        ArcBorrow,
+        CondVar,
+        SpinLock,
+        SpinLockIrq, //
+    },
+    time::{
+        hrtimer::{
+            HrTimer,
+            HrTimerCallback,
+            HrTimerCallbackContext,
+            HrTimerPointer,
+            HrTimerRestart,
+            RelativeMode, //
+        },
+        Delta,
+        Instant,
+        Monotonic, //
+    },
+    workqueue::{
+        impl_has_work,
+        Queue,
+        Work,
+        WorkItem, //
+    },
+};
+
+use crate::{
+    dispatch::Done,
+    driver::client_gfp,
+    file::Charge,
+    gem::TasObject, //
+};
+// series: end
+// series: from tas-gangs
 use kernel::{
     alloc::Flags,
     device,
@@ -164,6 +234,7 @@ use crate::{
     file::Charge,
     gem::TasObject, //
 };
+// series: end
 // series: end
 
 /// Longest stretch of simulated execution between two checks for an abort.
@@ -515,7 +586,7 @@ impl OpRef {
     }
 }
 
-// series: from tas-dispatch
+// series: from tas-gangs
 kernel::declare_trace! {
     /// Emits the `tas_gang_start` trace event (see `tas_trace.h`).
     ///
@@ -674,8 +745,10 @@ pub(crate) struct NodeExec {
     /// The urgency of the node's class (0 most urgent); the ring lets a more urgent node in
     /// between the chunks of a running one.
     urgency: u8,
+    // series: from tas-gangs
     /// The node's gang, if any.
     gang: Option<Arc<Gang>>,
+    // series: end
     /// The dispatcher's completion token: reported by the ring right after the node's fence
     /// has signalled, or when the job is freed if the node never reached the ring.
     #[pin]
@@ -715,6 +788,18 @@ impl NodeExec {
     // series: end
     // series: from tas-dispatch
     /// Creates a node for `ring`, allocated with `flags`.
+    // series: until tas-gangs
+    pub(crate) fn new(
+        ring: u32,
+        op: OpRef,
+        duration_ns: u64,
+        urgency: u8,
+        deps: KVec<ARef<Fence>>,
+        pipelined: usize,
+        flags: Flags,
+    ) -> Result<Arc<Self>> {
+    // series: end
+    // series: from tas-gangs
     #[expect(clippy::too_many_arguments)]
     pub(crate) fn new(
         ring: u32,
@@ -726,6 +811,7 @@ impl NodeExec {
         pipelined: usize,
         flags: Flags,
     ) -> Result<Arc<Self>> {
+    // series: end
         if usize::from(urgency) >= URGENCIES {
             return Err(EINVAL);
         }
@@ -744,7 +830,9 @@ impl NodeExec {
                 finished_ns: Atomic::new(0),
                 error: Atomic::new(0),
                 urgency,
+                // series: from tas-gangs
                 gang,
+                // series: end
                 done <- new_spinlock!(None),
                 pipe_deps <- new_spinlock!(pipe_deps),
             }),
@@ -759,6 +847,7 @@ impl NodeExec {
     }
 
     // series: from tas-dispatch
+    // series: from tas-gangs
     /// Cancels the node's gang, if it has one.
     pub(crate) fn cancel_gang(&self) {
         if let Some(gang) = &self.gang {
@@ -798,6 +887,7 @@ impl NodeExec {
         gang.error()
     }
 
+    // series: end
     /// Sets the dispatcher's completion token.
     pub(crate) fn set_done(&self, done: Done) {
         *self.done.lock() = Some(done);
@@ -993,10 +1083,10 @@ impl Ring {
             let (ready, error) = node.ready();
             node.ready_ns.store(ready, Relaxed);
             if let Some(error) = error {
-                // series: until tas-dispatch
+                // series: until tas-gangs
                 // A dependency failed: the node does not run and carries the error on.
                 // series: end
-                // series: from tas-dispatch
+                // series: from tas-gangs
                 // A dependency failed: the node does not run and carries the error on, and
                 // cancels its gang.
                 node.cancel_gang();
@@ -1008,10 +1098,12 @@ impl Ring {
             self.execute(&node);
             // series: end
             // series: from tas-dispatch
+            // series: from tas-gangs
             if let Some(error) = node.gang_start() {
                 self.skip(&node, error);
                 continue;
             }
+            // series: end
             self.execute(&node, true);
             // series: end
         }
@@ -1071,23 +1163,29 @@ impl Ring {
     fn execute(&self, node: &Arc<NodeExec>, preemptible: bool) {
         let start = now_ns();
         node.started_ns.store(start, Relaxed);
+        // series: from tas-gangs
         if let Some(gang) = &node.gang {
             gang.member_started(start);
         }
+        // series: end
         // Sleep towards the deadline, not chunk by chunk, so that the wake-up latency of each
         // chunk does not add up.
         let mut deadline = start.saturating_add(node.duration_ns);
+        // series: from tas-gangs
         let mut cancelled = None;
+        // series: end
         loop {
             let now = now_ns();
             if now >= deadline || node.aborted.load(Relaxed) {
                 break;
             }
+            // series: from tas-gangs
             // Another member of the gang failed.
             cancelled = node.gang_error();
             if cancelled.is_some() {
                 break;
             }
+            // series: end
             if preemptible {
                 if let Some(urgent) = self.more_urgent(node) {
                     let (ready, error) = urgent.ready();
@@ -1110,6 +1208,13 @@ impl Ring {
         self.remove(node);
         let signalled = {
             let _guard = SignallingGuard::new();
+            // series: until tas-gangs
+            node.take_fence().map(|fence| {
+                node.op.execute();
+                fence.signal();
+            })
+            // series: end
+            // series: from tas-gangs
             node.take_fence().map(|fence| match cancelled {
                 Some(error) => fence.signal_with_error(error),
                 None => {
@@ -1117,6 +1222,7 @@ impl Ring {
                     fence.signal();
                 }
             })
+            // series: end
         };
         // The scheduler's finished fence signals with the hardware fence. If the timeout
         // handler took the fence, the job's release reports the completion.
@@ -1125,8 +1231,14 @@ impl Ring {
         }
     }
 
+    // series: until tas-gangs
+    /// The first node on the FIFO that is more urgent than `node` and whose dependencies are
+    /// done.
+    // series: end
+    // series: from tas-gangs
     /// The first node on the FIFO that is more urgent than `node`, whose dependencies are done
     /// and that is not a gang member: those start with their gang, at the head of their rings.
+    // series: end
     ///
     /// Only the first waiting node of each urgency level may go ahead: the nodes of one level
     /// share a hardware fence context, and complete in FIFO order.
@@ -1139,7 +1251,12 @@ impl Ring {
                 continue;
             }
             seen[level] = true;
+            // series: until tas-gangs
+            if n.deps_signalled() {
+            // series: end
+            // series: from tas-gangs
             if n.gang.is_none() && n.deps_signalled() {
+            // series: end
                 return Some(n.clone());
             }
         }
@@ -1199,10 +1316,12 @@ impl Drop for NodeJob {
         // A node that never reached the ring (cancelled, or its entity went away) reports its
         // completion when its job is freed.
         if let NodeJob::Node { exec, .. } = self {
+            // series: from tas-gangs
             if exec.started_ns.load(Relaxed) == 0 {
                 // The rest of its gang would wait for it in vain.
                 exec.cancel_gang();
             }
+            // series: end
             drop(exec.take_done());
         }
     }
@@ -1244,11 +1363,11 @@ impl JobImpl for NodeJob {
 
     fn timed_out(job: &mut RunningJob<'_, Self>) {
         if let NodeJob::Node { ring, exec, .. } = &**job {
-            // series: until tas-dispatch
+            // series: until tas-gangs
             // The worker stops within a chunk and skips the operation.
             exec.aborted.store(true, Relaxed);
             // series: end
-            // series: from tas-dispatch
+            // series: from tas-gangs
             // The worker stops within a chunk and skips the operation; the rest of the gang
             // is cancelled.
             exec.aborted.store(true, Relaxed);

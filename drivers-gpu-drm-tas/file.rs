@@ -444,7 +444,12 @@ impl drm::file::DriverFile for File {
         let list = KVec::with_capacity(GRAPH_HISTORY, GFP_KERNEL)?;
         KBox::pin_init(
             try_pin_init!(Self {
+                // series: until tas-gangs
+                disp: Dispatcher::new(dev.num_rings, dev.signal_wq)?,
+                // series: end
+                // series: from tas-gangs
                 disp: Dispatcher::new(dev.num_rings, &dev.gate, dev.signal_wq)?,
+                // series: end
                 budget: Budget::new()?,
                 entities,
                 fifo_entities,

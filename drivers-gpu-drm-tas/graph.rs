@@ -95,6 +95,84 @@ use crate::{
 };
 // series: end
 // series: from tas-dispatch
+// series: until tas-gangs
+use kernel::{
+    cred::{
+        self,
+        Capability, //
+    },
+    dma_fence::{
+        Fence,
+        FenceAllocation,
+        FenceChain,
+        FenceContext, //
+    },
+    drm::{
+        self,
+        gem::BaseObject,
+        sched::{
+            graph::{
+                Class,
+                NodeDesc,
+                Plan, //
+            },
+            Entity,
+            Job, //
+        },
+        syncobj::{
+            SyncObj,
+            SyncPoint, //
+        },
+    },
+    prelude::*,
+    sync::{
+        aref::ARef,
+        atomic::Relaxed,
+        Arc, //
+    },
+    uaccess::{
+        UserPtr,
+        UserSlice,
+        UserSliceReader, //
+    },
+    uapi,
+};
+
+use crate::{
+    dispatch::{
+        Dispatcher,
+        Instance,
+        LaunchFences,
+        NodeInit,
+        Reservation, //
+    },
+    driver::{
+        client_gfp,
+        TasDevice,
+        MAX_DURATION_NS,
+        MAX_EDGES,
+        MAX_NODES,
+        MAX_SIGNALS,
+        MAX_STRIDE,
+        MAX_WAITS, //
+    },
+    engine::{
+        now_ns,
+        BufRange,
+        NodeExec,
+        NodeJob,
+        Op,
+        OpRef,
+        Ring, //
+    },
+    file::{
+        Charge,
+        File, //
+    },
+    gem::Bo,
+};
+// series: end
+// series: from tas-gangs
 use kernel::{
     cred::{
         self,
@@ -171,6 +249,7 @@ use crate::{
     },
     gem::Bo,
 };
+// series: end
 // series: end
 
 /// Largest dimension of a `DRM_TAS_OP_MATMUL` matrix.
@@ -482,6 +561,9 @@ pub(crate) fn check_graph(
         // series: from tas-dispatch
         if node.ring >= dev.num_rings
             || node.class > uapi::drm_tas_class_DRM_TAS_CLASS_BATCH
+            // series: until tas-gangs
+            || node.gang != 0
+            // series: end
             || node.flags != 0
             || node.pad != 0
             || node.duration_ns > MAX_DURATION_NS
@@ -506,7 +588,12 @@ pub(crate) fn check_graph(
                 // series: end
                 // series: from tas-dispatch
                 class: class(node),
+                // series: until tas-gangs
+                gang: 0,
+                // series: end
+                // series: from tas-gangs
                 gang: node.gang,
+                // series: end
                 // series: end
                 cost: node.duration_ns,
             },
@@ -675,6 +762,7 @@ pub(crate) fn instance(
         queued_ns: 0,
         nodes: KVVec::with_capacity(nodes.len(), client_gfp())?,
     };
+    // series: from tas-gangs
     // The start barriers of the gangs of this launch.
     let mut gangs = KVVec::with_capacity(plan.num_gangs(), client_gfp())?;
     for g in 0..plan.num_gangs() as u32 {
@@ -684,19 +772,24 @@ pub(crate) fn instance(
             client_gfp(),
         )?;
     }
+    // series: end
     let inst = disp.instance(plan, |v, tag| {
         let node = nodes.get(v as usize).ok_or(EINVAL)?;
         let class = class(node);
+        // series: from tas-gangs
         let gang = match plan.gang_of(v) {
             Some(g) => Some(gangs.get(g as usize).ok_or(EINVAL)?.clone()),
             None => None,
         };
+        // series: end
         let exec = NodeExec::new(
             node.ring,
             op(v as usize)?,
             node.duration_ns,
             class as u8,
+            // series: from tas-gangs
             gang,
+            // series: end
             KVec::new(),
             plan.pipelined_preds(v) as usize,
             client_gfp(),
@@ -842,7 +935,9 @@ fn push_fifo(
             OpRef::Own(op),
             nodes[v].duration_ns,
             urgency,
+            // series: from tas-gangs
             None,
+            // series: end
             deps,
             0,
             client_gfp(),

@@ -35,7 +35,7 @@ use kernel::{
     }, //
 };
 
-// series: until tas-dispatch
+// series: until tas-gangs
 use crate::{
     driver::{
         TasData,
@@ -49,7 +49,7 @@ use crate::{
     },
 };
 // series: end
-// series: from tas-dispatch
+// series: from tas-gangs
 use crate::{
     dispatch::GangGate,
     driver::{
@@ -153,10 +153,10 @@ impl kernel::Module for TasModule {
         // waits for a fence may hold up, so the templates' and the reaper's work items have the
         // other queue.
         // series: end
-        // series: until tas-dispatch
+        // series: until tas-gangs
         // The first is per CPU, as `system_long_wq` was.
         // series: end
-        // series: from tas-dispatch
+        // series: from tas-gangs
         // The first is per CPU, as `system_long_wq` was: on an unbound queue, the members of a
         // gang, released together, started up to 1.4 ms apart at p99 (`make bench`), against
         // 0.2 ms on a per-CPU one.
@@ -207,7 +207,7 @@ impl kernel::Module for TasModule {
                 job_timeout_ms,
                 rings,
                 graph_ring,
-                // series: from tas-dispatch
+                // series: from tas-gangs
                 gate: GangGate::new()?,
                 // series: end
                 reaper: Reaper::new(bg_wq)?,

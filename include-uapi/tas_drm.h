@@ -313,10 +313,10 @@ struct drm_tas_node {
 	__u32 class;
 
 	/**
-	 * series: until tas-dispatch
+	 * series: until tas-gangs
 	 * @gang: [in] Reserved for a gang id, must be zero.
 	 * series: end
-	 * series: from tas-dispatch
+	 * series: from tas-gangs
 	 * @gang: [in] Gang id, 0 for none. The nodes of a graph with the same
 	 * non-zero id form a gang: they must be on different rings, and they
 	 * start together, once all of them are ready and all of their rings
@@ -519,7 +519,7 @@ struct drm_tas_node_info {
 	/**
 	 * @error: [out] 0, or the negative errno the node completed with:
 	 * -ETIMEDOUT when it ran longer than &DRM_TAS_PARAM_JOB_TIMEOUT_NS;
-	 * series: from tas-dispatch
+	 * series: from tas-gangs
 	 * -ECANCELED when it did not run because another member of its gang
 	 * failed;
 	 * series: end
@@ -705,8 +705,14 @@ struct drm_tas_template_destroy {
  *      array with a non-zero ptr or stride; unknown op, ring or flag;
  * series: end
  * series: from tas-dispatch
+ * series: until tas-gangs
+ *      array with a non-zero ptr or stride; unknown op, ring, class or
+ *      flag;
+ * series: end
+ * series: from tas-gangs
  *      array with a non-zero ptr or stride; unknown op, ring, class or
  *      flag; two members of a gang on one ring;
+ * series: end
  * series: end
  *      a duration above the limit; buffer ranges that are empty, out of
  *      bounds, overflowing, of the wrong size for the operation, or set
@@ -718,8 +724,10 @@ struct drm_tas_template_destroy {
  *    - -E2BIG: more nodes, edges, waits or signals than the limits.
  *    - -ELOOP: the edges contain a cycle.
  * series: from tas-dispatch
+ * series: from tas-gangs
  *    - -EDEADLK: a gang that can never start: a member depends on
  *      another member, or gangs depend on each other in a cycle.
+ * series: end
  *    - -EACCES: a node of &DRM_TAS_CLASS_LATENCY without CAP_SYS_NICE
  *      (not checked with &DRM_TAS_SUBMIT_FIFO, which ignores classes).
  * series: end

@@ -1425,15 +1425,18 @@ static int tas_mut_op_max(struct tas_sub *s)
 	s->nodes[3].op = 0xffffffff;
 	return 0;
 }
-
 /* series: until tas-dispatch */
-/* Fields reserved for what the graph dispatcher adds. */
+
+/* A field reserved for what the graph dispatcher adds. */
 static int tas_mut_class_reserved(struct tas_sub *s)
 {
 	s->nodes[3].class = 1;
 	return 0;
 }
+/* series: end */
+/* series: until tas-gangs */
 
+/* A field reserved for gangs. */
 static int tas_mut_gang_reserved(struct tas_sub *s)
 {
 	s->nodes[0].gang = 1;
@@ -1441,6 +1444,7 @@ static int tas_mut_gang_reserved(struct tas_sub *s)
 }
 /* series: end */
 /* series: from tas-dispatch-tests */
+
 static int tas_mut_class_unknown(struct tas_sub *s)
 {
 	s->nodes[3].class = TAS_NUM_CLASSES;
@@ -1461,6 +1465,7 @@ static int tas_mut_classes(struct tas_sub *s)
 		s->nodes[i].class = i % TAS_NUM_CLASSES;
 	return 0;
 }
+/* series: from tas-gangs-tests */
 
 /* Gangs of one node each. */
 static int tas_mut_gang(struct tas_sub *s)
@@ -1489,6 +1494,7 @@ static int tas_mut_gang_same_ring(struct tas_sub *s)
 	s->nodes[2].gang = 7;
 	return 0;
 }
+/* series: end */
 /* series: end */
 
 static int tas_mut_node_flags(struct tas_sub *s)
@@ -2025,16 +2031,19 @@ FIXTURE_VARIANT_ADD(tas_submit, classes) {
 	.mutate = tas_mut_classes,
 	.expected = 0,
 };
+/* series: from tas-gangs-tests */
 
 FIXTURE_VARIANT_ADD(tas_submit, gang) {
 	.mutate = tas_mut_gang,
 	.expected = 0,
 };
+/* series: end */
 
 FIXTURE_VARIANT_ADD(tas_submit, fifo) {
 	.mutate = tas_mut_fifo,
 	.expected = 0,
 };
+/* series: from tas-gangs-tests */
 
 FIXTURE_VARIANT_ADD(tas_submit, gang_dependent) {
 	.mutate = tas_mut_gang_dependent,
@@ -2045,6 +2054,7 @@ FIXTURE_VARIANT_ADD(tas_submit, gang_same_ring) {
 	.mutate = tas_mut_gang_same_ring,
 	.expected = -EINVAL,
 };
+/* series: end */
 /* series: end */
 
 FIXTURE_VARIANT_ADD(tas_submit, buf_at_end) {
@@ -2345,12 +2355,14 @@ FIXTURE_VARIANT_ADD(tas_submit, op_max) {
 	.mutate = tas_mut_op_max,
 	.expected = -EINVAL,
 };
-
 /* series: until tas-dispatch */
+
 FIXTURE_VARIANT_ADD(tas_submit, class_reserved) {
 	.mutate = tas_mut_class_reserved,
 	.expected = -EINVAL,
 };
+/* series: end */
+/* series: until tas-gangs */
 
 FIXTURE_VARIANT_ADD(tas_submit, gang_reserved) {
 	.mutate = tas_mut_gang_reserved,
@@ -2358,6 +2370,7 @@ FIXTURE_VARIANT_ADD(tas_submit, gang_reserved) {
 };
 /* series: end */
 /* series: from tas-dispatch-tests */
+
 FIXTURE_VARIANT_ADD(tas_submit, class_unknown) {
 	.mutate = tas_mut_class_unknown,
 	.expected = -EINVAL,
@@ -3445,6 +3458,7 @@ TEST_F(tas, dispatch_no_head_of_line_blocking)
 	tas_syncobj_destroy(self->fd, syncobj);
 }
 
+/* series: from tas-gangs-tests */
 /*
  * How far apart the members of a gang may start: their rings' workers wake
  * one after the other, which takes up to a few milliseconds on a debug
@@ -3725,6 +3739,7 @@ TEST_F(tas, gangs_of_two_clients_start_together)
 	close(fd[1]);
 }
 
+/* series: end */
 #define TAS_BATCH_PER_RING	16
 
 /*
@@ -4172,8 +4187,8 @@ TEST_F(tas, syncobj_array_ioctls_huge_counts)
 	munmap(zeros, size);
 	ASSERT_EQ(0, tas_run_nop(self->fd));
 }
-
 /* series: from tas-dispatch-tests */
+
 /* Removes @cap from the effective capabilities of the calling thread. */
 static int tas_drop_capability(int cap)
 {
@@ -4244,8 +4259,8 @@ TEST_F(tas, latency_class_needs_cap_sys_nice)
 static void tas_on_alarm(int sig __maybe_unused)
 {
 }
-
 /* series: from tas-dispatch-tests */
+
 /*
  * A file has at most 1024 graphs in flight. The next submission waits
  * until one of them completes (here: until a child process signals the
