@@ -344,9 +344,15 @@ pub(crate) fn now_ns() -> u64 {
 /// A kernel mapping of a buffer, held by the ranges of node operations that use it.
 ///
 /// Unmapping takes the buffer's reservation lock, which may be held while waiting for the fences
+// series: until tas-dispatch
+/// of the rings: the last reference to a node can be dropped where its fence is signalled (the
+/// ring's work item), so a mapping is never released there but handed to the [`Reaper`].
+// series: end
+// series: from tas-dispatch
 /// of the rings: the last reference to a node can be dropped where its fence is signalled (the
 /// ring's work item, the dispatcher's completion of the node), so a mapping is never released
 /// there but handed to the [`Reaper`].
+// series: end
 #[pin_data]
 pub(crate) struct Mapping {
     map: VMapOwned<TasObject>,

@@ -5,7 +5,12 @@
 //!
 //! Everything that can fail happens before the first job is pushed: copying and checking the
 //! arrays, looking up buffers and syncobjs, mapping buffers, building the graph's [`Plan`]
+// series: until tas-dispatch
+//! (cycles, a topological order; O(E log E + V)), allocating the jobs and their fences, and
+// series: end
+// series: from tas-dispatch
 //! (cycles, gangs, ranks; O(E log E + V)), allocating the jobs and their hardware fences, and
+// series: end
 //! pre-allocating timeline chain nodes. Then the graph is dispatched and the signal points are
 //! installed, none of which can fail.
 //!

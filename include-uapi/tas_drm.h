@@ -131,9 +131,15 @@ enum drm_tas_param {
 
 	/**
 	 * @DRM_TAS_PARAM_MAX_NODES_IN_FLIGHT: Largest number of nodes of one
+	 * series: until tas-dispatch
+	 * file's graphs in flight (submitted and not completed). A submission
+	 * beyond it waits. Currently 65536. (Since version 4.)
+	 * series: end
+	 * series: from tas-dispatch
 	 * file's graphs in flight (submitted or launched and not completed),
 	 * whatever their dispatch. A submission beyond it waits. Currently
 	 * 65536. (Since version 4.)
+	 * series: end
 	 */
 	DRM_TAS_PARAM_MAX_NODES_IN_FLIGHT = 12,
 /* series: end */
