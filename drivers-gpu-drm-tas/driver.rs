@@ -33,6 +33,14 @@ use kernel::{
     workqueue::OwnedQueue, //
 };
 
+// series: until tas-ops
+use crate::{
+    engine::Ring,
+    file::File,
+    gem::Bo, //
+};
+// series: end
+// series: from tas-ops
 use crate::{
     engine::{
         Reaper,
@@ -41,6 +49,7 @@ use crate::{
     file::File,
     gem::Bo, //
 };
+// series: end
 // series: end
 // series: from tas-dispatch
 // series: until tas-gangs
@@ -180,8 +189,10 @@ pub(crate) struct TasData {
     /// The admission order of all clients' gangs.
     pub(crate) gate: Arc<GangGate>,
     // series: end
+    // series: from tas-ops
     /// Releases the buffer mappings of node operations.
     pub(crate) reaper: Arc<Reaper>,
+    // series: end
     // series: from tas-dispatch
     /// The workqueue of the work items that signal fences: the rings' and the dispatchers'.
     pub(crate) signal_wq: &'static Queue,
@@ -199,6 +210,7 @@ pub(crate) struct TasData {
     /// Owns `signal_wq`. Dropped after the other fields, when it waits for its work items.
     // series: end
     pub(crate) _signal_wq_owner: OwnedQueue,
+    // series: from tas-ops
     // series: until tas-templates
     /// Owns the workqueue of the work items that allocate or wait for fences, off the
     /// signalling path: the reaper's. Dropped last: the work items of the other queue queue
@@ -208,6 +220,7 @@ pub(crate) struct TasData {
     /// Owns `bg_wq`. Dropped last: the work items of `signal_wq` queue the reaper.
     // series: end
     pub(crate) _bg_wq_owner: OwnedQueue,
+    // series: end
 }
 
 impl Drop for TasData {
@@ -228,6 +241,12 @@ impl Drop for TasData {
             // for the work item instead.
             let _waited = waiter.wait();
         }
+        // series: until tas-ops
+        // The fields go next: the graph ring's scheduler is torn down in place, and the
+        // workqueue, last, waits for the rings' work items: no code of the module runs once the
+        // data is gone.
+        // series: end
+        // series: from tas-ops
         // The fields go next: the graph ring's scheduler is torn down in place, and the two
         // workqueues, last, wait for every work item of the driver (those that signal fences,
         // series: until tas-templates
@@ -242,6 +261,7 @@ impl Drop for TasData {
         // template its work item's) hands its buffer mappings to the reaper, which then still
         // runs: the buffers are all released before the DRM device's memory manager is taken
         // down, and no code of the module runs once the data is gone.
+        // series: end
         // series: end
     }
 }

@@ -16,6 +16,10 @@
 //! wake-up of the ring's worker; without, timers expire on the tick.
 //!
 //! Fence signalling critical path: [`NodeJob::run`] and [`NodeJob::timed_out`] only move
+// series: until tas-ops
+//! pre-allocated objects around; the worker signals fences and does not allocate.
+// series: end
+// series: from tas-ops
 //! pre-allocated objects around; the worker signals fences and touches buffers that were mapped
 //! at submit time, and does not allocate. Buffer mappings are released by a [`Reaper`] of their
 //! own, never on that path.
@@ -24,8 +28,66 @@ use core::{
     mem::ManuallyDrop,
     ptr, //
 };
+// series: end
 
 // series: until tas-dispatch
+// series: until tas-ops
+use kernel::{
+    device,
+    dma_fence::{
+        DriverFence,
+        Fence,
+        FenceAllocation,
+        FenceContext,
+        SignallingGuard, //
+    },
+    drm::sched::{
+        JobImpl,
+        RunningJob,
+        Scheduler,
+        SchedulerOptions, //
+    },
+    impl_has_hr_timer, new_condvar, new_spinlock, new_spinlock_irq, new_work,
+    prelude::*,
+    sync::{
+        aref::ARef,
+        atomic::{
+            Atomic,
+            Relaxed, //
+        },
+        Arc,
+        ArcBorrow,
+        CondVar,
+        SpinLock,
+        SpinLockIrq, //
+    },
+    time::{
+        hrtimer::{
+            HrTimer,
+            HrTimerCallback,
+            HrTimerCallbackContext,
+            HrTimerPointer,
+            HrTimerRestart,
+            RelativeMode, //
+        },
+        Delta,
+        Instant,
+        Monotonic, //
+    },
+    workqueue::{
+        impl_has_work,
+        Queue,
+        Work,
+        WorkItem, //
+    },
+};
+
+use crate::{
+    driver::client_gfp,
+    file::Charge, //
+};
+// series: end
+// series: from tas-ops
 use kernel::{
     device,
     dma_fence::{
@@ -90,6 +152,7 @@ use crate::{
     file::Charge,
     gem::TasObject, //
 };
+// series: end
 // series: end
 // series: from tas-dispatch
 // series: until tas-gangs
@@ -341,6 +404,7 @@ pub(crate) fn now_ns() -> u64 {
     u64::try_from(Instant::<Monotonic>::now().as_nanos()).unwrap_or(0)
 }
 
+// series: from tas-ops
 /// A kernel mapping of a buffer, held by the ranges of node operations that use it.
 ///
 /// Unmapping takes the buffer's reservation lock, which may be held while waiting for the fences
@@ -505,9 +569,11 @@ impl Drop for BufRange {
     }
 }
 
+// series: end
 /// The operation of a node with its operands, validated at submit time.
 pub(crate) enum Op {
     Nop,
+    // series: from tas-ops
     Fill {
         dst: BufRange,
         value: u32,
@@ -529,12 +595,14 @@ pub(crate) enum Op {
         n: usize,
         k: usize,
     },
+    // series: end
 }
 
 impl Op {
     fn execute(&self) {
         match self {
             Op::Nop => {}
+            // series: from tas-ops
             Op::Fill { dst, value } => (0..dst.words()).for_each(|i| dst.set_word(i, *value)),
             Op::Copy { dst, src } => {
                 // Submit checks that the sizes match and the ranges do not overlap; the copy does
@@ -560,6 +628,7 @@ impl Op {
                     }
                 }
             }
+            // series: end
         }
     }
 }
@@ -1276,8 +1345,13 @@ impl Ring {
             let pos = fifo.iter().position(|n| Arc::ptr_eq(n, node));
             pos.and_then(|pos| fifo.remove(pos).ok())
         };
+        // series: until tas-ops
+        // Outside of the lock: if this was the last reference, the node goes with it.
+        // series: end
+        // series: from tas-ops
         // Outside of the lock: if this was the last reference, the node's operation goes with it,
         // which may be `vmalloc`ed and queues its buffer mappings on the device's reaper.
+        // series: end
         drop(removed);
     }
 }

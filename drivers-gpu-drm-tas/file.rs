@@ -193,11 +193,16 @@ use crate::{
 
 // series: from tas-graph
 /// Bit mask of the operations the engine supports (`DRM_TAS_PARAM_OPS`).
+// series: until tas-ops
+const OPS_MASK: u64 = 1 << uapi::drm_tas_op_DRM_TAS_OP_NOP;
+// series: end
+// series: from tas-ops
 const OPS_MASK: u64 = (1 << uapi::drm_tas_op_DRM_TAS_OP_NOP)
     | (1 << uapi::drm_tas_op_DRM_TAS_OP_FILL)
     | (1 << uapi::drm_tas_op_DRM_TAS_OP_COPY)
     | (1 << uapi::drm_tas_op_DRM_TAS_OP_ADD)
     | (1 << uapi::drm_tas_op_DRM_TAS_OP_MATMUL);
+// series: end
 
 /// The graphs a file submitted: the last [`GRAPH_HISTORY`] of them, of those only the latest
 /// with at most [`GRAPH_HISTORY_NODES`] nodes together.

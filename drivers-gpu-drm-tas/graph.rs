@@ -4,7 +4,12 @@
 //! into the rings' scheduler entities.
 //!
 //! Everything that can fail happens before the first job is pushed: copying and checking the
+// series: until tas-ops
+//! arrays, looking up syncobjs, building the graph's [`Plan`]
+// series: end
+// series: from tas-ops
 //! arrays, looking up buffers and syncobjs, mapping buffers, building the graph's [`Plan`]
+// series: end
 // series: until tas-dispatch
 //! (cycles, a topological order; O(E log E + V)), allocating the jobs and their fences, and
 // series: end
@@ -35,6 +40,69 @@ use core::{
 };
 
 // series: until tas-dispatch
+// series: until tas-ops
+use kernel::{
+    dma_fence::{
+        Fence,
+        FenceAllocation,
+        FenceChain,
+        FenceContext, //
+    },
+    drm::{
+        self,
+        sched::{
+            graph::{
+                Class,
+                NodeDesc,
+                Plan, //
+            },
+            Entity,
+            Job, //
+        },
+        syncobj::{
+            SyncObj,
+            SyncPoint, //
+        },
+    },
+    prelude::*,
+    sync::{
+        aref::ARef,
+        atomic::Relaxed,
+        Arc, //
+    },
+    uaccess::{
+        UserPtr,
+        UserSlice,
+        UserSliceReader, //
+    },
+    uapi,
+};
+
+use crate::{
+    driver::{
+        client_gfp,
+        TasDevice,
+        MAX_DURATION_NS,
+        MAX_EDGES,
+        MAX_NODES,
+        MAX_SIGNALS,
+        MAX_STRIDE,
+        MAX_WAITS, //
+    },
+    engine::{
+        now_ns,
+        NodeExec,
+        NodeJob,
+        Op,
+        OpRef, //
+    },
+    file::{
+        Charge,
+        File, //
+    },
+};
+// series: end
+// series: from tas-ops
 use kernel::{
     dma_fence::{
         Fence,
@@ -98,6 +166,7 @@ use crate::{
     },
     gem::Bo,
 };
+// series: end
 // series: end
 // series: from tas-dispatch
 // series: until tas-gangs
@@ -257,9 +326,11 @@ use crate::{
 // series: end
 // series: end
 
+// series: from tas-ops
 /// Largest dimension of a `DRM_TAS_OP_MATMUL` matrix.
 const MAX_MATMUL_DIM: u64 = 256;
 
+// series: end
 /// The result of a submitted node, kept for `GRAPH_INFO`.
 pub(crate) struct NodeRecord {
     pub(crate) exec: Arc<NodeExec>,
@@ -381,6 +452,19 @@ fn buf_is_zero(buf: &uapi::drm_tas_buf) -> bool {
     buf.handle == 0 && buf.pad == 0 && buf.offset == 0 && buf.size == 0
 }
 
+// series: until tas-ops
+/// Checks a node and builds its operation.
+fn node_op(node: &uapi::drm_tas_node) -> Result<Op> {
+    let [src0, src1] = &node.src;
+    // The operation uses no buffer range and no immediate operand.
+    let unused = [&node.dst, src0, src1].into_iter().all(buf_is_zero);
+    if node.op != uapi::drm_tas_op_DRM_TAS_OP_NOP || !unused || node.imm != 0 {
+        return Err(EINVAL);
+    }
+    Ok(Op::Nop)
+}
+// series: end
+// series: from tas-ops
 /// Looks up, checks and maps the range `buf` of a node.
 fn buf_range(
     dev: &TasDevice,
@@ -483,6 +567,7 @@ fn node_op(dev: &TasDevice, file: &drm::File<File>, node: &uapi::drm_tas_node) -
         }
     })
 }
+// series: end
 
 /// A checked syncobj wait or signal.
 pub(crate) struct Sync {
@@ -532,12 +617,20 @@ impl CheckedGraph {
 }
 // series: end
 
+// series: until tas-ops
+/// Copies and checks the nodes and edges of a graph and builds its plan.
+pub(crate) fn check_graph(
+    dev: &TasDevice,
+    nodes: &uapi::drm_tas_array,
+// series: end
+// series: from tas-ops
 /// Copies and checks the nodes and edges of a graph, looks up and maps its buffers and builds
 /// its plan.
 pub(crate) fn check_graph(
     dev: &TasDevice,
     file: &drm::File<File>,
     nodes: &uapi::drm_tas_array,
+// series: end
     edges: &uapi::drm_tas_array,
 ) -> Result<CheckedGraph> {
     if nodes.count == 0 {
@@ -550,7 +643,12 @@ pub(crate) fn check_graph(
     // SAFETY: As above.
     let edges = unsafe { read_array::<uapi::drm_tas_edge>(edges, n_edges) }?;
 
+    // series: until tas-ops
+    // Nodes: cheap checks of all of them first, then their operations.
+    // series: end
+    // series: from tas-ops
     // Nodes: cheap checks of all of them first, then buffers.
+    // series: end
     for node in nodes.iter() {
         // series: until tas-dispatch
         if node.ring >= dev.num_rings
@@ -579,7 +677,12 @@ pub(crate) fn check_graph(
     }
     let mut ops = KVVec::with_capacity(n, client_gfp())?;
     for node in nodes.iter() {
+        // series: until tas-ops
+        ops.push(Some(node_op(node)?), client_gfp())?;
+        // series: end
+        // series: from tas-ops
         ops.push(Some(node_op(dev, file, node)?), client_gfp())?;
+        // series: end
     }
 
     let mut descs = KVVec::with_capacity(n, client_gfp())?;
@@ -706,7 +809,12 @@ pub(crate) fn submit(
     if args.extensions != 0 || args.flags != 0 || args.pad != 0 {
         return Err(EINVAL);
     }
+    // series: until tas-ops
+    let graph = check_graph(dev, &args.nodes, &args.edges)?;
+    // series: end
+    // series: from tas-ops
     let graph = check_graph(dev, file, &args.nodes, &args.edges)?;
+    // series: end
     let syncs = check_syncs(file, &args.waits, &args.signals, graph.nodes.len())?;
     let (record, node_fences, graph_fence) = push_fifo(dev, entities, graph, &syncs, charge)?;
     // Point of no return: nothing below fails.

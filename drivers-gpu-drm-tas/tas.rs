@@ -36,6 +36,18 @@ use kernel::{
 };
 
 // series: until tas-gangs
+// series: until tas-ops
+use crate::{
+    driver::{
+        TasData,
+        TasDriver,
+        MAX_RINGS,
+        MAX_RING_DEPTH, //
+    },
+    engine::Ring,
+};
+// series: end
+// series: from tas-ops
 use crate::{
     driver::{
         TasData,
@@ -48,6 +60,7 @@ use crate::{
         Ring, //
     },
 };
+// series: end
 // series: end
 // series: from tas-gangs
 use crate::{
@@ -143,6 +156,25 @@ impl kernel::Module for TasModule {
         let fdev: &'static faux::Device<Bound> = unsafe { &*ptr::from_ref(faux.as_ref()) };
 
         // series: from tas-graph
+        // series: until tas-ops
+        // The rings' work items, on a queue of the driver's own: dropping it waits for all of
+        // them, which the system workqueues cannot do. They signal fences, which memory reclaim
+        // may wait for, so the queue has a rescuer. It is per CPU, as `system_long_wq` was.
+        let signal_wq_owner = OwnedQueue::new(
+            c"tas-signal",
+            QueueFlags::PERCPU | QueueFlags::MEM_RECLAIM,
+            0,
+        )?;
+        // SAFETY: The owner dereferences to its C workqueue, not into the owner itself, so moving
+        // the owner into the device data below does not invalidate the reference. The workqueue
+        // is destroyed when the device data is dropped, as its last field, once the rings'
+        // schedulers are torn down (see `TasData::drop`). Only the rings use the reference, and
+        // they queue work only while a job of the driver is alive: the jobs are gone before the
+        // teardowns end, and `destroy_workqueue()` lets the work items of its queue, with what
+        // they queue on it, finish first.
+        let signal_wq: &'static Queue = unsafe { &*ptr::from_ref::<Queue>(&*signal_wq_owner) };
+        // series: end
+        // series: from tas-ops
         // The driver's work items, on queues of its own: dropping them waits for all of them,
         // which the system workqueues cannot do. The work items that signal fences, which memory
         // reclaim may wait for, have a queue with a rescuer, which nothing that allocates or
@@ -182,6 +214,7 @@ impl kernel::Module for TasModule {
                 &*ptr::from_ref::<Queue>(&*bg_wq_owner),
             )
         };
+        // series: end
 
         // The rings' schedulers name the device in messages and trace events and hold a
         // reference to it.
@@ -210,7 +243,9 @@ impl kernel::Module for TasModule {
                 // series: from tas-gangs
                 gate: GangGate::new()?,
                 // series: end
+                // series: from tas-ops
                 reaper: Reaper::new(bg_wq)?,
+                // series: end
                 // series: from tas-dispatch
                 signal_wq,
                 // series: end
@@ -218,7 +253,9 @@ impl kernel::Module for TasModule {
                 bg_wq,
                 // series: end
                 _signal_wq_owner: signal_wq_owner,
+                // series: from tas-ops
                 _bg_wq_owner: bg_wq_owner,
+                // series: end
             }),
         )?;
         // series: end

@@ -219,9 +219,11 @@ struct drm_tas_bo_mmap_offset {
 
 /**
  * enum drm_tas_op - Operations of a graph node.
+ * series: from tas-ops
  *
  * Buffers are arrays of little-endian 32-bit integers for the arithmetic
  * operations; arithmetic wraps around on overflow.
+ * series: end
  */
 enum drm_tas_op {
 	/**
@@ -229,6 +231,7 @@ enum drm_tas_op {
 	 * buffer.
 	 */
 	DRM_TAS_OP_NOP = 0,
+/* series: from tas-ops */
 
 	/**
 	 * @DRM_TAS_OP_FILL: Fills &drm_tas_node.dst with the 32-bit value in
@@ -256,6 +259,7 @@ enum drm_tas_op {
 	 * 4 * K * N and 4 * M * N bytes.
 	 */
 	DRM_TAS_OP_MATMUL = 4,
+/* series: end */
 };
 /* series: from tas-dispatch */
 
@@ -720,9 +724,15 @@ struct drm_tas_template_destroy {
  *      flag; two members of a gang on one ring;
  * series: end
  * series: end
+ * series: until tas-ops
+ *      a duration above the limit; buffer ranges or an immediate operand
+ *      set for an operation that does not use them; an edge endpoint out of
+ * series: end
+ * series: from tas-ops
  *      a duration above the limit; buffer ranges that are empty, out of
  *      bounds, overflowing, of the wrong size for the operation, or set
  *      for an operation that does not use them; an edge endpoint out of
+ * series: end
  *      range, a self-loop or a duplicate edge; a wait or signal node
  *      out of range; a wait point that does not match the syncobj's use
  *      or is not submitted yet; a signal point not above the syncobj's
@@ -737,7 +747,12 @@ struct drm_tas_template_destroy {
  *    - -EACCES: a node of &DRM_TAS_CLASS_LATENCY without CAP_SYS_NICE
  *      (not checked with &DRM_TAS_SUBMIT_FIFO, which ignores classes).
  * series: end
+ * series: until tas-ops
+ *    - -ENOENT: an unknown syncobj handle.
+ * series: end
+ * series: from tas-ops
  *    - -ENOENT: an unknown buffer or syncobj handle.
+ * series: end
  *    - -EFAULT: the argument or an array that cannot be read.
  *    - -ENOMEM: out of memory.
  *    - -EINTR: a signal ended the wait for a free place.

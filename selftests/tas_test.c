@@ -39,7 +39,12 @@
 
 #define TAS_UAPI_VERSION	4
 #define TAS_MAX_RINGS		16
+/* series: until tas-ops */
+#define TAS_NUM_OPS		(DRM_TAS_OP_NOP + 1)
+/* series: end */
+/* series: from tas-ops */
 #define TAS_NUM_OPS		(DRM_TAS_OP_MATMUL + 1)
+/* series: end */
 /* series: from tas-dispatch-tests */
 #define TAS_NUM_CLASSES		(DRM_TAS_CLASS_BATCH + 1)
 /* series: end */
@@ -383,12 +388,14 @@ static void tas_array_init(struct drm_tas_array *array, const void *ptr,
 	array->count = count;
 	array->stride = count ? stride : 0;
 }
+/* series: from tas-ops-tests */
 
 /* The immediate operand of a MATMUL node: dst (M x N) = src0 x src1. */
 static __u64 tas_matmul_imm(__u64 m, __u64 n, __u64 k)
 {
 	return m | n << 16 | k << 32;
 }
+/* series: end */
 
 static int tas_submit_flags(int fd, __u32 flags,
 			    const struct drm_tas_node *nodes, __u32 num_nodes,
@@ -788,6 +795,7 @@ TEST_F(tas, bo_mmap_zeroed_writable)
 }
 
 /* series: from tas-graph-tests */
+/* series: from tas-ops-tests */
 /* The bounds checks of nodes use the size rounded up to whole pages. */
 TEST_F(tas, bo_size_rounded_to_pages)
 {
@@ -823,6 +831,7 @@ TEST_F(tas, bo_size_rounded_to_pages)
 	EXPECT_EQ(0, tas_bo_close(self->fd, handle));
 }
 
+/* series: end */
 /*
  * The validation table: every variant of the tas_submit fixture changes one
  * thing of a valid submission and checks the result of SUBMIT_GRAPH. After a
@@ -924,6 +933,7 @@ static int tas_sub_init(struct tas_sub *s)
 		tas_node_init(&n[i], i % s->num_rings, DRM_TAS_OP_NOP,
 			      TAS_SUB_DURATION_NS);
 
+/* series: from tas-ops-tests */
 	n[0].op = DRM_TAS_OP_FILL;
 	n[0].imm = 0x01020304;
 	tas_buf_init(&n[0].dst, s->bo, 0, TAS_SUB_RANGE);
@@ -938,6 +948,7 @@ static int tas_sub_init(struct tas_sub *s)
 	tas_buf_init(&n[2].src[1], s->bo, TAS_SUB_RANGE, TAS_SUB_RANGE);
 	tas_buf_init(&n[2].dst, s->bo, 2 * TAS_SUB_RANGE, TAS_SUB_RANGE);
 
+/* series: end */
 	for (i = 0; i < TAS_SUB_EDGES; i++)
 		tas_edge_init(&s->edges[i], i, i + 1);
 
@@ -1544,6 +1555,7 @@ static int tas_mut_nop_src(struct tas_sub *s)
 	tas_buf_init(&s->nodes[3].src[1], s->bo, 0, TAS_SUB_RANGE);
 	return 0;
 }
+/* series: from tas-ops-tests */
 
 static int tas_mut_fill_src(struct tas_sub *s)
 {
@@ -1734,6 +1746,7 @@ static int tas_mut_matmul_missing_src(struct tas_sub *s)
 	memset(&s->nodes[2].src[1], 0, sizeof(s->nodes[2].src[1]));
 	return 0;
 }
+/* series: end */
 
 static int tas_mut_edge_from_out_of_range(struct tas_sub *s)
 {
@@ -2056,6 +2069,7 @@ FIXTURE_VARIANT_ADD(tas_submit, gang_same_ring) {
 };
 /* series: end */
 /* series: end */
+/* series: from tas-ops-tests */
 
 FIXTURE_VARIANT_ADD(tas_submit, buf_at_end) {
 	.mutate = tas_mut_buf_at_end,
@@ -2071,6 +2085,7 @@ FIXTURE_VARIANT_ADD(tas_submit, matmul_dim_max) {
 	.mutate = tas_mut_matmul_dim_max,
 	.expected = 0,
 };
+/* series: end */
 
 FIXTURE_VARIANT_ADD(tas_submit, transitive_edge) {
 	.mutate = tas_mut_transitive_edge,
@@ -2422,6 +2437,7 @@ FIXTURE_VARIANT_ADD(tas_submit, nop_src) {
 	.mutate = tas_mut_nop_src,
 	.expected = -EINVAL,
 };
+/* series: from tas-ops-tests */
 
 FIXTURE_VARIANT_ADD(tas_submit, fill_src) {
 	.mutate = tas_mut_fill_src,
@@ -2532,6 +2548,7 @@ FIXTURE_VARIANT_ADD(tas_submit, matmul_missing_src) {
 	.mutate = tas_mut_matmul_missing_src,
 	.expected = -EINVAL,
 };
+/* series: end */
 
 /* Edges. */
 FIXTURE_VARIANT_ADD(tas_submit, edge_from_out_of_range) {
@@ -2838,6 +2855,7 @@ TEST_F(tas, graph_info_keeps_last_64)
 
 	tas_syncobj_destroy(self->fd, syncobj);
 }
+/* series: from tas-ops-tests */
 
 /*
  * C = A x B with tiles: A is split into TAS_MM_BLOCKS x TAS_MM_BLOCKS tiles,
@@ -3055,6 +3073,7 @@ TEST_F(tas, fill_copy_chain)
 	munmap(y, 2 * TAS_FC_RANGE);
 	munmap(x, 3 * TAS_FC_RANGE);
 }
+/* series: end */
 
 #define TAS_DAG_NODES		50
 #define TAS_DAG_MAX_EDGES	(TAS_DAG_NODES * (TAS_DAG_NODES - 1) / 2)
@@ -4914,12 +4933,18 @@ FIXTURE_SETUP(tas_fault)
 				   &num_rings));
 	ASSERT_EQ(0, tas_bo_create_map(self->fd, 2 * range, &self->bo,
 				       (void **)&self->mem));
+/* series: until tas-ops-tests */
+	tas_node_init(&self->nodes[0], 0, DRM_TAS_OP_NOP, 0);
+	tas_node_init(&self->nodes[1], 1 % num_rings, DRM_TAS_OP_NOP, 0);
+/* series: end */
+/* series: from tas-ops-tests */
 	tas_node_init(&self->nodes[0], 0, DRM_TAS_OP_FILL, 0);
 	self->nodes[0].imm = 0x5a5a5a5a;
 	tas_buf_init(&self->nodes[0].dst, self->bo, 0, range);
 	tas_node_init(&self->nodes[1], 1 % num_rings, DRM_TAS_OP_COPY, 0);
 	tas_buf_init(&self->nodes[1].src[0], self->bo, 0, range);
 	tas_buf_init(&self->nodes[1].dst, self->bo, range, range);
+/* series: end */
 	tas_edge_init(&self->edge, 0, 1);
 /* series: from tas-templates-tests */
 	ASSERT_EQ(0, tas_template_create(self->fd, self->nodes, 2, &self->edge,
@@ -4989,11 +5014,18 @@ TEST_F_TIMEOUT(tas_fault, nth_allocation_fails, 300)
 	unsigned int n, failed = 0, tolerated = 0;
 	__u64 point;
 	bool fired;
+/* series: until tas-ops-tests */
+	int ret;
+/* series: end */
+/* series: from tas-ops-tests */
 	int i, ret;
+/* series: end */
 
 	for (n = 1; n < TAS_FAULT_MAX_CALLS; n++) {
 		if (graph) {
+/* series: from tas-ops-tests */
 			memset(self->mem, 0, 2 * TAS_FAULT_WORDS * sizeof(__u32));
+/* series: end */
 			ASSERT_EQ(0, tas_syncobj_create(self->fd, 0, &binary));
 			ASSERT_EQ(0, tas_syncobj_create(self->fd, 0, &timeline));
 		}
@@ -5031,27 +5063,36 @@ TEST_F_TIMEOUT(tas_fault, nth_allocation_fails, 300)
 		}
 
 		if (graph && ret) {
+/* series: until tas-ops-tests */
+			/* No syncobj changed. */
+/* series: end */
+/* series: from tas-ops-tests */
 			/* No syncobj changed, and no node ran: once a node
 			 * queued behind any on ring 0 has run, node 0 would
 			 * have.
 			 */
+/* series: end */
 			EXPECT_EQ(0, tas_syncobj_has_fence(self->fd, binary))
 				TH_LOG("n=%u", n);
 			ASSERT_EQ(0, tas_syncobj_query(self->fd, timeline, &point));
 			EXPECT_EQ(0ULL, point) TH_LOG("n=%u", n);
+/* series: from tas-ops-tests */
 			ASSERT_EQ(0, tas_run_nop(self->fd));
 			for (i = 0; i < TAS_FAULT_WORDS; i++)
 				ASSERT_EQ(0U, self->mem[i])
 					TH_LOG("n=%u: node 0 ran", n);
+/* series: end */
 		} else if (graph) {
 			ASSERT_EQ(0, tas_syncobj_wait_graph(self->fd, binary))
 				TH_LOG("n=%u", n);
 			ASSERT_EQ(0, tas_syncobj_timeline_wait(self->fd, timeline,
 							       1, TAS_WAIT_NS))
 				TH_LOG("n=%u", n);
+/* series: from tas-ops-tests */
 			for (i = 0; i < 2 * TAS_FAULT_WORDS; i++)
 				ASSERT_EQ(0x5a5a5a5aU, self->mem[i])
 					TH_LOG("n=%u: word %d", n, i);
+/* series: end */
 		}
 		if (graph) {
 			tas_syncobj_destroy(self->fd, binary);
