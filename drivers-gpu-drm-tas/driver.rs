@@ -213,8 +213,8 @@ pub(crate) struct TasData {
     // series: from tas-ops
     // series: until tas-templates
     /// Owns the workqueue of the work items that allocate or wait for fences, off the
-    /// signalling path: the reaper's. Dropped last: the work items of the other queue queue
-    /// the reaper.
+    /// signalling path: the reaper's. Dropped last: the rings' work items queue the reaper
+    /// on it.
     // series: end
     // series: from tas-templates
     /// Owns `bg_wq`. Dropped last: the work items of `signal_wq` queue the reaper.
