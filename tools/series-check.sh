@@ -18,6 +18,15 @@ if ! "$TAS_TOOLS/venv/bin/python" "$TAS_ROOT/tools/test_series.py" -q >"$tmp/mar
 fi
 echo "series-check: staging markers: $(grep -o 'Ran [0-9]* tests' "$tmp/markers")"
 
+# Every stage of every C, header and Rust file with markers is laid out as
+# if written by hand: no two blank lines in a row, a blank line after '}'.
+if ! "$TAS_TOOLS/venv/bin/python" "$TAS_ROOT/tools/series.py" check-layout >"$tmp/layout"; then
+	head -n 20 "$tmp/layout"
+	echo "series-check: FAIL: a staged file's blank lines (see docs/design.md)" >&2
+	exit 1
+fi
+echo "series-check: every stage of the staged C, header and Rust files laid out cleanly"
+
 out=$("$TAS_TOOLS/venv/bin/python" "$TAS_ROOT/tools/series.py" assemble --no-checkout --out "$tmp/patches")
 tree=${out##* tree }
 if ! diff -r "$TAS_ROOT/patches" "$tmp/patches" >"$tmp/diff"; then

@@ -114,6 +114,50 @@ def stage_text(ids, text, n, src):
     return "".join(out)
 
 
+def layout_errors(text, src):
+    """Blank-line faults that a staged C, header or Rust file must not have:
+    two blank lines in a row, or a closing brace followed directly by the next
+    item. A marker block that leaves one of them in a stage without it lacks
+    its own edge blank line (see docs/design.md)."""
+    errs = []
+    lines = text.split("\n")
+    starts = ("static ", "FIXTURE", "TEST", "/*", "#define", "enum ", "struct ",
+              "fn ", "pub", "impl", "///", "#[", "const ", "use ", "mod ")
+    for i in range(1, len(lines)):
+        if lines[i] == "" and lines[i - 1] == "" and i < len(lines) - 1:
+            errs.append(f"{src}:{i + 1}: two blank lines")
+        if lines[i - 1] in ("}", "};") and lines[i].startswith(starts):
+            errs.append(f"{src}:{i + 1}: no blank line after '}}'")
+    return errs
+
+
+def check_layout(s):
+    """Runs layout_errors() on every stage of every C, header and Rust file
+    with staging markers; returns the faults, with their patch numbers."""
+    errs = []
+    n = len(s["patches"])
+    for dirpath, _, names in os.walk(ROOT):
+        if "/." in dirpath or dirpath.startswith(os.path.join(ROOT, "patches")):
+            continue
+        for name in sorted(names):
+            if not name.endswith((".c", ".h", ".rs")):
+                continue
+            path = os.path.join(dirpath, name)
+            with open(path) as f:
+                text = f.read()
+            if "series:" not in text:
+                continue
+            src = os.path.relpath(path, ROOT)
+            seen = set()
+            for i in range(1, n + 1):
+                staged = stage_text(s["_ids"], text, i, src)
+                if staged in seen:
+                    continue
+                seen.add(staged)
+                errs += [f"patch {i}: {e}" for e in layout_errors(staged, src)]
+    return errs
+
+
 def load():
     with open(os.path.join(ROOT, "series.yaml")) as f:
         s = yaml.safe_load(f)
@@ -305,9 +349,17 @@ def main():
     sh = sub.add_parser("show")
     sh.add_argument("n", type=int)
     sh.add_argument("path")
+    sub.add_parser("check-layout")
     args = ap.parse_args()
 
     s = load()
+    if args.cmd == "check-layout":
+        errs = check_layout(s)
+        for e in errs:
+            print(e)
+        if errs:
+            sys.exit(1)
+        return
     if args.cmd == "list":
         for i, p in enumerate(s["patches"], 1):
             print(f"{i}\t{p['subject']}")

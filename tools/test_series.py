@@ -52,6 +52,20 @@ class Stage(unittest.TestCase):
         self.assertEqual(self.stage(3, text), "/*\n * a\n */\n")
         self.assertEqual(self.stage(4, text), "/*\n * a\n * b\n */\n")
 
+    def test_layout(self):
+        # The block carries its edge blank line: both stages are clean.
+        good = "}\n/* series: from gangs */\n\nx\n/* series: end */\n\ny\n"
+        self.assertEqual(series.layout_errors(self.stage(1, good), "t"), [])
+        self.assertEqual(series.layout_errors(self.stage(4, good), "t"), [])
+        # The blank line outside the block: two of them without it.
+        bad = "}\n\n/* series: from gangs */\nx\n/* series: end */\n\ny\n"
+        self.assertEqual(series.layout_errors(self.stage(1, bad), "t"),
+                         ["t:3: two blank lines"])
+        self.assertEqual(series.layout_errors(self.stage(4, bad), "t"), [])
+        # No blank line at all between a closing brace and the next item.
+        self.assertEqual(series.layout_errors("}\nstatic int c;\n", "t"),
+                         ["t:2: no blank line after '}'"])
+
     def test_unknown_id(self):
         self.errors("// series: from nope\nx\n// series: end\n")
 
