@@ -52,7 +52,6 @@ use crate::{
 // series: end
 // series: end
 // series: from tas-dispatch
-// series: until tas-gangs
 use kernel::{
     alloc::Flags,
     device::DeviceContext,
@@ -69,6 +68,7 @@ use kernel::{
     }, //
 };
 
+// series: until tas-gangs
 use crate::{
     engine::{
         Reaper,
@@ -79,22 +79,6 @@ use crate::{
 };
 // series: end
 // series: from tas-gangs
-use kernel::{
-    alloc::Flags,
-    device::DeviceContext,
-    drm::{
-        self,
-        ioctl, //
-    },
-    faux,
-    prelude::*,
-    sync::Arc,
-    workqueue::{
-        OwnedQueue,
-        Queue, //
-    }, //
-};
-
 use crate::{
     dispatch::GangGate,
     engine::{

@@ -169,7 +169,6 @@ use crate::{
 // series: end
 // series: end
 // series: from tas-dispatch
-// series: until tas-gangs
 use kernel::{
     cred::{
         self,
@@ -212,6 +211,7 @@ use kernel::{
     uapi,
 };
 
+// series: until tas-gangs
 use crate::{
     dispatch::{
         Dispatcher,
@@ -247,48 +247,6 @@ use crate::{
 };
 // series: end
 // series: from tas-gangs
-use kernel::{
-    cred::{
-        self,
-        Capability, //
-    },
-    dma_fence::{
-        Fence,
-        FenceAllocation,
-        FenceChain,
-        FenceContext, //
-    },
-    drm::{
-        self,
-        gem::BaseObject,
-        sched::{
-            graph::{
-                Class,
-                NodeDesc,
-                Plan, //
-            },
-            Entity,
-            Job, //
-        },
-        syncobj::{
-            SyncObj,
-            SyncPoint, //
-        },
-    },
-    prelude::*,
-    sync::{
-        aref::ARef,
-        atomic::Relaxed,
-        Arc, //
-    },
-    uaccess::{
-        UserPtr,
-        UserSlice,
-        UserSliceReader, //
-    },
-    uapi,
-};
-
 use crate::{
     dispatch::{
         Dispatcher,
