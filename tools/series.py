@@ -133,26 +133,21 @@ def layout_errors(text, src):
 
 def check_layout(s):
     """Runs layout_errors() on every stage of every C, header and Rust file
-    with staging markers; returns the faults, with their patch numbers."""
+    of the series that has staging markers; returns the faults, with their
+    patch numbers."""
     errs = []
     n = len(s["patches"])
-    for dirpath, _, names in os.walk(ROOT):
-        if "/." in dirpath or dirpath.startswith(os.path.join(ROOT, "patches")):
+    for src in sorted({f for p in s["patches"] for f in (p.get("files") or {})}):
+        if not src.endswith((".c", ".h", ".rs")):
             continue
-        for name in sorted(names):
-            if not name.endswith((".c", ".h", ".rs")):
-                continue
-            path = os.path.join(dirpath, name)
-            with open(path) as f:
-                text = f.read()
-            if "series:" not in text:
-                continue
-            src = os.path.relpath(path, ROOT)
-            seen = set()
-            for i in range(1, n + 1):
-                staged = stage_text(s["_ids"], text, i, src)
-                if staged in seen:
-                    continue
+        with open(os.path.join(ROOT, src)) as f:
+            text = f.read()
+        if not any(MARKER.match(line) for line in text.splitlines()):
+            continue
+        seen = set()
+        for i in range(1, n + 1):
+            staged = stage_text(s["_ids"], text, i, src)
+            if staged not in seen:
                 seen.add(staged)
                 errs += [f"patch {i}: {e}" for e in layout_errors(staged, src)]
     return errs
