@@ -6,7 +6,7 @@
 //! its [`Run`] state and, per node, a scheduler job that was created and given everything it
 //! needs at submit time but is not armed yet. The client's [`ReadySet`] decides which ready node
 //! each ring gets next, a few at a time ([`WINDOW`]); only then is the node's job armed and
-//! pushed into the entity of its ring and class, with no dependencies left to wait for.
+//! pushed into a scheduler entity of its ring, with no dependencies left to wait for.
 //!
 //! A node's completion is reported by its ring right after the node's hardware fence (and with
 //! it the scheduler's finished fence) signalled, or, for a node that never reached the ring,

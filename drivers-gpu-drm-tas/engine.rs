@@ -303,7 +303,7 @@ use crate::{
 /// Longest stretch of simulated execution between two checks for an abort.
 pub(crate) const CHUNK_NS: u64 = 1_000_000;
 
-// series: from tas-dispatch
+// series: from tas-classes
 /// The number of urgency levels of nodes (0 most urgent).
 ///
 /// A ring lets a more urgent node in between the chunks of a running one, so nodes of different
@@ -817,9 +817,11 @@ pub(crate) struct NodeExec {
     /// tracks (those dispatched in FIFO mode have their scheduler fence instead).
     pub(crate) finished_ns: Atomic<u64>,
     pub(crate) error: Atomic<i32>,
+    // series: from tas-classes
     /// The urgency of the node's class (0 most urgent); the ring lets a more urgent node in
     /// between the chunks of a running one.
     urgency: u8,
+    // series: end
     // series: from tas-gangs
     /// The node's gang, if any.
     gang: Option<Arc<Gang>>,
@@ -863,6 +865,17 @@ impl NodeExec {
     // series: end
     // series: from tas-dispatch
     /// Creates a node for `ring`, allocated with `flags`.
+    // series: until tas-classes
+    pub(crate) fn new(
+        ring: u32,
+        op: OpRef,
+        duration_ns: u64,
+        deps: KVec<ARef<Fence>>,
+        pipelined: usize,
+        flags: Flags,
+    ) -> Result<Arc<Self>> {
+    // series: end
+    // series: from tas-classes
     // series: until tas-gangs
     pub(crate) fn new(
         ring: u32,
@@ -873,6 +886,7 @@ impl NodeExec {
         pipelined: usize,
         flags: Flags,
     ) -> Result<Arc<Self>> {
+    // series: end
     // series: end
     // series: from tas-gangs
     #[expect(clippy::too_many_arguments)]
@@ -887,9 +901,11 @@ impl NodeExec {
         flags: Flags,
     ) -> Result<Arc<Self>> {
     // series: end
+        // series: from tas-classes
         if usize::from(urgency) >= URGENCIES {
             return Err(EINVAL);
         }
+        // series: end
         let pipe_deps = KVec::with_capacity(pipelined, flags)?;
         Arc::pin_init(
             pin_init!(Self {
@@ -904,7 +920,9 @@ impl NodeExec {
                 started_ns: Atomic::new(0),
                 finished_ns: Atomic::new(0),
                 error: Atomic::new(0),
+                // series: from tas-classes
                 urgency,
+                // series: end
                 // series: from tas-gangs
                 gang,
                 // series: end
@@ -1027,12 +1045,14 @@ impl NodeExec {
         let (ready, pipe_error) = dep_state(&self.pipe_deps.lock(), ready);
         (ready, error.or(pipe_error))
     }
+    // series: from tas-classes
 
     /// Whether every dependency has signalled.
     fn deps_signalled(&self) -> bool {
         self.deps.iter().all(|d| d.is_signaled())
             && self.pipe_deps.lock().iter().all(|d| d.is_signaled())
     }
+    // series: end
 
     /// Adds the finished fence of a predecessor released to the ring ahead of the node; fails
     /// only if more are added than the node was created for.
@@ -1064,11 +1084,11 @@ fn dep_state(deps: &[ARef<Fence>], queued: u64) -> (u64, Option<Error>) {
 pub(crate) struct Ring {
     pub(crate) index: u32,
     pub(crate) sched: Scheduler<NodeJob>,
-    // series: until tas-dispatch
+    // series: until tas-classes
     /// The hardware fence context.
     ctx: FenceContext,
     // series: end
-    // series: from tas-dispatch
+    // series: from tas-classes
     /// The hardware fence contexts, one per urgency level (see [`URGENCIES`]).
     ctx: [FenceContext; URGENCIES],
     // series: end
@@ -1136,10 +1156,10 @@ impl Ring {
                 sched,
                 alarm,
                 wq,
-                // series: until tas-dispatch
+                // series: until tas-classes
                 ctx: FenceContext::new(c"tas", name),
                 // series: end
-                // series: from tas-dispatch
+                // series: from tas-classes
                 ctx: core::array::from_fn(|_| FenceContext::new(c"tas", name)),
                 // series: end
                 fifo <- new_spinlock!(fifo),
@@ -1169,10 +1189,10 @@ impl Ring {
                 self.skip(&node, error);
                 continue;
             }
-            // series: until tas-dispatch
+            // series: until tas-classes
             self.execute(&node);
             // series: end
-            // series: from tas-dispatch
+            // series: from tas-classes
             // series: from tas-gangs
             if let Some(error) = node.gang_start() {
                 self.skip(&node, error);
@@ -1232,10 +1252,17 @@ impl Ring {
     }
     // series: end
     // series: from tas-dispatch
+    // series: until tas-classes
+    /// Lets the simulated duration of `node` pass, then performs its operation and signals
+    /// its fence.
+    fn execute(&self, node: &Arc<NodeExec>) {
+    // series: end
+    // series: from tas-classes
     /// Lets the simulated duration of `node` pass, then performs its operation and signals
     /// its fence. If `preemptible`, a more urgent node that is waiting on the FIFO runs
     /// between two chunks, at most once per chunk of `node`, so that `node` still progresses.
     fn execute(&self, node: &Arc<NodeExec>, preemptible: bool) {
+    // series: end
         let start = now_ns();
         node.started_ns.store(start, Relaxed);
         // series: from tas-gangs
@@ -1245,7 +1272,12 @@ impl Ring {
         // series: end
         // Sleep towards the deadline, not chunk by chunk, so that the wake-up latency of each
         // chunk does not add up.
+        // series: until tas-classes
+        let deadline = start.saturating_add(node.duration_ns);
+        // series: end
+        // series: from tas-classes
         let mut deadline = start.saturating_add(node.duration_ns);
+        // series: end
         // series: from tas-gangs
         let mut cancelled = None;
         // series: end
@@ -1261,6 +1293,10 @@ impl Ring {
                 break;
             }
             // series: end
+            // series: until tas-classes
+            self.alarm.sleep((deadline - now).min(CHUNK_NS));
+            // series: end
+            // series: from tas-classes
             if preemptible {
                 if let Some(urgent) = self.more_urgent(node) {
                     let (ready, error) = urgent.ready();
@@ -1277,6 +1313,7 @@ impl Ring {
             if chunk > 0 {
                 self.alarm.sleep(chunk);
             }
+            // series: end
         }
         // Off the FIFO before the fence signals: the scheduler starts the next node (and pushes
         // it here) once the fence has returned the node's credit.
@@ -1305,6 +1342,7 @@ impl Ring {
             Self::report(node);
         }
     }
+    // series: from tas-classes
 
     // series: until tas-gangs
     /// The first node on the FIFO that is more urgent than `node` and whose dependencies are
@@ -1337,6 +1375,7 @@ impl Ring {
         }
         None
     }
+    // series: end
     // series: end
 
     fn remove(&self, node: &Arc<NodeExec>) {
@@ -1419,13 +1458,15 @@ impl JobImpl for NodeJob {
                 ring, exec, alloc, ..
             } => (ring.clone(), exec.clone(), alloc.take()),
         };
-        // series: until tas-dispatch
-        let fence = ring.ctx.init_fence(alloc.ok_or(EINVAL)?, ());
-        // series: end
         // series: from tas-dispatch
         // The completion token learns the finished fence before the ring can complete the node.
         let finished = job.finished_fence();
         exec.with_done(|done| done.set_finished(finished));
+        // series: end
+        // series: until tas-classes
+        let fence = ring.ctx.init_fence(alloc.ok_or(EINVAL)?, ());
+        // series: end
+        // series: from tas-classes
         let ctx = ring.ctx.get(usize::from(exec.urgency)).ok_or(EINVAL)?;
         let fence = ctx.init_fence(alloc.ok_or(EINVAL)?, ());
         // series: end

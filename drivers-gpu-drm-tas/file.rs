@@ -63,6 +63,37 @@ use kernel::{
 };
 // series: end
 // series: from tas-dispatch
+// series: until tas-classes
+use kernel::{
+    drm::{
+        self,
+        gem::BaseObject,
+        sched::{
+            Entity,
+            Priority, //
+        },
+        Registered, //
+    },
+    new_condvar, new_mutex,
+    prelude::*,
+    sync::{
+        atomic::{
+            Acquire,
+            Relaxed, //
+        },
+        Arc,
+        CondVar,
+        Mutex,
+        UniqueArc, //
+    },
+    uaccess::{
+        UserPtr,
+        UserSlice, //
+    },
+    uapi,
+};
+// series: end
+// series: from tas-classes
 use kernel::{
     drm::{
         self,
@@ -92,6 +123,7 @@ use kernel::{
     },
     uapi,
 };
+// series: end
 // series: end
 
 // series: until tas-dispatch
@@ -345,18 +377,23 @@ pub(crate) struct File {
 }
 // series: end
 // series: from tas-dispatch
-/// A client of the driver: its dispatcher, one scheduler entity per ring and class and one per
+/// A client of the driver: its dispatcher and the scheduler entities it releases nodes into, one
 // series: until tas-templates
-/// ring for the stock dispatch, and its graphs.
+/// scheduler entity per ring for the stock dispatch, and its graphs.
 // series: end
 // series: from tas-templates
-/// ring for the stock dispatch, its graphs and templates.
+/// scheduler entity per ring for the stock dispatch, its graphs and templates.
 // series: end
 #[pin_data(PinnedDrop)]
 pub(crate) struct File {
     disp: Arc<Dispatcher>,
     budget: Arc<Budget>,
+    // series: until tas-classes
+    /// One per ring.
+    // series: end
+    // series: from tas-classes
     /// At `ring * Class::COUNT + class`, with the class's priority.
+    // series: end
     entities: KVec<Arc<Entity<NodeJob>>>,
     /// Per ring, for `DRM_TAS_SUBMIT_FIFO` jobs, which wait for their dependencies in the
     /// entity: the dispatcher's entities only ever hold ready nodes.
@@ -427,20 +464,33 @@ impl drm::file::DriverFile for File {
     // series: end
     // series: from tas-dispatch
     fn open(dev: &TasDevice) -> Result<Pin<KBox<Self>>> {
+        // series: until tas-classes
+        let mut entities = KVec::with_capacity(dev.rings.len(), GFP_KERNEL)?;
+        // series: end
+        // series: from tas-classes
         let classes = [Class::Latency, Class::Normal, Class::Batch];
         let mut entities = KVec::with_capacity(dev.rings.len() * classes.len(), GFP_KERNEL)?;
+        // series: end
         let mut fifo_entities = KVec::with_capacity(dev.rings.len(), GFP_KERNEL)?;
         for ring in dev.rings.iter() {
             fifo_entities.push(
                 KBox::pin_init(Entity::new(&ring.sched, Priority::Normal), GFP_KERNEL)?,
                 GFP_KERNEL,
             )?;
+            // series: until tas-classes
+            entities.push(
+                Arc::pin_init(Entity::new(&ring.sched, Priority::Normal), GFP_KERNEL)?,
+                GFP_KERNEL,
+            )?;
+            // series: end
+            // series: from tas-classes
             for class in classes {
                 entities.push(
                     Arc::pin_init(Entity::new(&ring.sched, class.priority()), GFP_KERNEL)?,
                     GFP_KERNEL,
                 )?;
             }
+            // series: end
         }
         let graph_entity = KBox::pin_init(
             Entity::new(&dev.graph_ring.sched, Priority::Normal),

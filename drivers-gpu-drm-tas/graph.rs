@@ -25,7 +25,7 @@
 // series: end
 // series: from tas-dispatch
 //! There are two dispatch modes. By default the client's [`Dispatcher`] releases each node into
-//! the entity of its ring and class once it is ready, by class and critical-path rank. With
+//! a scheduler entity of its ring once it is ready, in the order of the client's ready set. With
 //! `DRM_TAS_SUBMIT_FIFO`, the stock dispatch (the baseline of measurements): every node is
 //! pushed into the FIFO entity of its ring at submit, in topological order, with its
 //! predecessors' finished fences as dependencies.
@@ -169,6 +169,46 @@ use crate::{
 // series: end
 // series: end
 // series: from tas-dispatch
+// series: until tas-classes
+use kernel::{
+    dma_fence::{
+        Fence,
+        FenceAllocation,
+        FenceChain,
+        FenceContext, //
+    },
+    drm::{
+        self,
+        gem::BaseObject,
+        sched::{
+            graph::{
+                Class,
+                NodeDesc,
+                Plan, //
+            },
+            Entity,
+            Job, //
+        },
+        syncobj::{
+            SyncObj,
+            SyncPoint, //
+        },
+    },
+    prelude::*,
+    sync::{
+        aref::ARef,
+        atomic::Relaxed,
+        Arc, //
+    },
+    uaccess::{
+        UserPtr,
+        UserSlice,
+        UserSliceReader, //
+    },
+    uapi,
+};
+// series: end
+// series: from tas-classes
 use kernel::{
     cred::{
         self,
@@ -210,6 +250,7 @@ use kernel::{
     },
     uapi,
 };
+// series: end
 
 // series: until tas-gangs
 use crate::{
@@ -305,17 +346,22 @@ pub(crate) struct Entities<'a> {
     pub(crate) finished: Option<ARef<Fence>>,
 }
 
-/// The scheduler entities of a client: one per ring and class, one per ring for the stock
+/// The scheduler entities of a client: those of the dispatcher, one per ring for the stock
 /// dispatch, and the graph ring's.
 pub(crate) struct Entities<'a> {
+    // series: until tas-classes
+    /// At `ring`.
+    // series: end
+    // series: from tas-classes
     /// At `ring * Class::COUNT + class`.
+    // series: end
     pub(crate) nodes: &'a [Arc<Entity<NodeJob>>],
     // series: end
     /// At `ring`.
     pub(crate) fifo: &'a [Pin<KBox<Entity<NodeJob>>>],
     pub(crate) graph: &'a Entity<NodeJob>,
 }
-// series: from tas-dispatch
+// series: from tas-classes
 
 /// The index of the entity of `ring` and `class`.
 pub(crate) fn entity_index(ring: u32, class: Class) -> usize {
@@ -556,7 +602,7 @@ pub(crate) struct CheckedGraph {
     pub(crate) ops: KVVec<Option<Op>>,
     pub(crate) plan: Plan,
 }
-// series: from tas-dispatch
+// series: from tas-classes
 
 impl CheckedGraph {
     /// Checks that the caller may use the priority classes of the graph's nodes: the latency
@@ -608,7 +654,7 @@ pub(crate) fn check_graph(
     // Nodes: cheap checks of all of them first, then buffers.
     // series: end
     for node in nodes.iter() {
-        // series: until tas-dispatch
+        // series: until tas-classes
         if node.ring >= dev.num_rings
             || node.class != 0
             || node.gang != 0
@@ -619,7 +665,7 @@ pub(crate) fn check_graph(
             return Err(EINVAL);
         }
         // series: end
-        // series: from tas-dispatch
+        // series: from tas-classes
         if node.ring >= dev.num_rings
             || node.class > uapi::drm_tas_class_DRM_TAS_CLASS_BATCH
             // series: until tas-gangs
@@ -648,11 +694,11 @@ pub(crate) fn check_graph(
         descs.push(
             NodeDesc {
                 ring: node.ring,
-                // series: until tas-dispatch
+                // series: until tas-classes
                 class: Class::Normal,
                 gang: 0,
                 // series: end
-                // series: from tas-dispatch
+                // series: from tas-classes
                 class: class(node),
                 // series: until tas-gangs
                 gang: 0,
@@ -802,10 +848,12 @@ pub(crate) fn submit(
         return Err(EINVAL);
     }
     let graph = check_graph(dev, file, &args.nodes, &args.edges)?;
+    // series: from tas-classes
     // The stock dispatch ignores the classes.
     if slot.is_some() {
         graph.check_classes()?;
     }
+    // series: end
     let syncs = check_syncs(file, &args.waits, &args.signals, graph.nodes.len())?;
     let (record, node_fences, graph_fence) = match slot {
         None => push_fifo(dev, entities, graph, &syncs, charge.ok_or(EINVAL)?)?,
@@ -846,7 +894,9 @@ pub(crate) fn instance(
     // series: end
     let inst = disp.instance(plan, |v, tag| {
         let node = nodes.get(v as usize).ok_or(EINVAL)?;
+        // series: from tas-classes
         let class = class(node);
+        // series: end
         // series: from tas-gangs
         let gang = match plan.gang_of(v) {
             Some(g) => Some(gangs.get(g as usize).ok_or(EINVAL)?.clone()),
@@ -857,7 +907,9 @@ pub(crate) fn instance(
             node.ring,
             op(v as usize)?,
             node.duration_ns,
+            // series: from tas-classes
             class as u8,
+            // series: end
             // series: from tas-gangs
             gang,
             // series: end
@@ -872,7 +924,12 @@ pub(crate) fn instance(
             // The launch holds the charge of the dispatcher's nodes.
             _charge: None,
         };
+        // series: until tas-classes
+        let entity = entities[node.ring as usize].clone();
+        // series: end
+        // series: from tas-classes
         let entity = entities[entity_index(node.ring, class)].clone();
+        // series: end
         record
             .nodes
             .push_within_capacity(NodeRecord {
@@ -999,13 +1056,17 @@ fn push_fifo(
         };
         // series: end
         // series: from tas-dispatch
+        // series: from tas-classes
         // The baseline: every node of the normal class, so no preemption either.
         let urgency = Class::Normal as u8;
+        // series: end
         let exec = NodeExec::new(
             nodes[v].ring,
             OpRef::Own(op),
             nodes[v].duration_ns,
+            // series: from tas-classes
             urgency,
+            // series: end
             // series: from tas-gangs
             None,
             // series: end

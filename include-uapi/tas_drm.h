@@ -261,7 +261,7 @@ enum drm_tas_op {
 	DRM_TAS_OP_MATMUL = 4,
 /* series: end */
 };
-/* series: from tas-dispatch */
+/* series: from tas-classes */
 
 /**
  * enum drm_tas_class - Priority classes of graph nodes.
@@ -306,10 +306,10 @@ struct drm_tas_node {
 	__u32 op;
 
 	/**
-	 * series: until tas-dispatch
+	 * series: until tas-classes
 	 * @class: [in] Reserved for a priority class, must be zero.
 	 * series: end
-	 * series: from tas-dispatch
+	 * series: from tas-classes
 	 * @class: [in] Priority class, one of &enum drm_tas_class. Among the
 	 * ready nodes of a file, a ring takes latency work first, then normal,
 	 * then batch work, and within a class the node with the longest
@@ -678,9 +678,16 @@ struct drm_tas_template_destroy {
  *    and each ring starts its nodes in that order, once they are ready.
  * series: end
  * series: from tas-dispatch
+ * series: until tas-classes
+ *    the ready nodes of a file are handed to their rings a few at a time,
+ *    longest remaining path (by &drm_tas_node.duration_ns) first, so a
+ *    ready node never waits behind one that is not ready.
+ * series: end
+ * series: from tas-classes
  *    the ready nodes of a file are handed to their rings a few at a time,
  *    by class and critical path (see &drm_tas_node.class), so a ready node
  *    never waits behind one that is not ready.
+ * series: end
  * series: end
  *    A node whose predecessor failed does not run and
  *    completes with the predecessor's error; independent nodes still run.
@@ -711,10 +718,10 @@ struct drm_tas_template_destroy {
  *    - -EINVAL: no nodes; non-zero flags, padding, reserved fields or
  *      extensions; a stride below the structure size or above the
  *      limit, or non-zero bytes beyond the known structure; an empty
- * series: until tas-dispatch
+ * series: until tas-classes
  *      array with a non-zero ptr or stride; unknown op, ring or flag;
  * series: end
- * series: from tas-dispatch
+ * series: from tas-classes
  * series: until tas-gangs
  *      array with a non-zero ptr or stride; unknown op, ring, class or
  *      flag;
@@ -739,7 +746,7 @@ struct drm_tas_template_destroy {
  *      last point; the same syncobj point signalled twice.
  *    - -E2BIG: more nodes, edges, waits or signals than the limits.
  *    - -ELOOP: the edges contain a cycle.
- * series: from tas-dispatch
+ * series: from tas-classes
  * series: from tas-gangs
  *    - -EDEADLK: a gang that can never start: a member depends on
  *      another member, or gangs depend on each other in a cycle.

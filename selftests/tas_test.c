@@ -45,7 +45,7 @@
 /* series: from tas-ops */
 #define TAS_NUM_OPS		(DRM_TAS_OP_MATMUL + 1)
 /* series: end */
-/* series: from tas-dispatch-tests */
+/* series: from tas-classes-tests */
 #define TAS_NUM_CLASSES		(DRM_TAS_CLASS_BATCH + 1)
 /* series: end */
 #define TAS_MATMUL_MAX_DIM	256
@@ -1436,9 +1436,9 @@ static int tas_mut_op_max(struct tas_sub *s)
 	s->nodes[3].op = 0xffffffff;
 	return 0;
 }
-/* series: until tas-dispatch */
+/* series: until tas-classes */
 
-/* A field reserved for what the graph dispatcher adds. */
+/* A field reserved for priority classes. */
 static int tas_mut_class_reserved(struct tas_sub *s)
 {
 	s->nodes[3].class = 1;
@@ -1454,7 +1454,7 @@ static int tas_mut_gang_reserved(struct tas_sub *s)
 	return 0;
 }
 /* series: end */
-/* series: from tas-dispatch-tests */
+/* series: from tas-classes-tests */
 
 static int tas_mut_class_unknown(struct tas_sub *s)
 {
@@ -2039,6 +2039,7 @@ FIXTURE_VARIANT_ADD(tas_submit, ring_last) {
 	.expected = 0,
 };
 /* series: from tas-dispatch-tests */
+/* series: from tas-classes-tests */
 
 FIXTURE_VARIANT_ADD(tas_submit, classes) {
 	.mutate = tas_mut_classes,
@@ -2050,6 +2051,7 @@ FIXTURE_VARIANT_ADD(tas_submit, gang) {
 	.mutate = tas_mut_gang,
 	.expected = 0,
 };
+/* series: end */
 /* series: end */
 
 FIXTURE_VARIANT_ADD(tas_submit, fifo) {
@@ -2370,7 +2372,7 @@ FIXTURE_VARIANT_ADD(tas_submit, op_max) {
 	.mutate = tas_mut_op_max,
 	.expected = -EINVAL,
 };
-/* series: until tas-dispatch */
+/* series: until tas-classes */
 
 FIXTURE_VARIANT_ADD(tas_submit, class_reserved) {
 	.mutate = tas_mut_class_reserved,
@@ -2384,7 +2386,7 @@ FIXTURE_VARIANT_ADD(tas_submit, gang_reserved) {
 	.expected = -EINVAL,
 };
 /* series: end */
-/* series: from tas-dispatch-tests */
+/* series: from tas-classes-tests */
 
 FIXTURE_VARIANT_ADD(tas_submit, class_unknown) {
 	.mutate = tas_mut_class_unknown,
@@ -3096,7 +3098,7 @@ TEST_F(tas, ordering_random_dag)
 			      DRM_TAS_OP_NOP,
 			      100 * TAS_NSEC_PER_USEC +
 			      tas_rand(&seed) % (900 * TAS_NSEC_PER_USEC));
-/* series: from tas-dispatch-tests */
+/* series: from tas-classes-tests */
 		nodes[j].class = tas_rand(&seed) % TAS_NUM_CLASSES;
 /* series: end */
 		for (i = 0; i < j; i++)
@@ -3759,6 +3761,7 @@ TEST_F(tas, gangs_of_two_clients_start_together)
 }
 
 /* series: end */
+/* series: from tas-classes-tests */
 #define TAS_BATCH_PER_RING	16
 
 /*
@@ -3810,6 +3813,7 @@ TEST_F(tas, latency_class_overtakes_batch)
 	free(batch);
 }
 
+/* series: end */
 /* series: end */
 /* series: from tas-templates-tests */
 static int tas_template_create(int fd, const struct drm_tas_node *nodes,
@@ -4207,6 +4211,7 @@ TEST_F(tas, syncobj_array_ioctls_huge_counts)
 	ASSERT_EQ(0, tas_run_nop(self->fd));
 }
 /* series: from tas-dispatch-tests */
+/* series: from tas-classes-tests */
 
 /* Removes @cap from the effective capabilities of the calling thread. */
 static int tas_drop_capability(int cap)
@@ -4271,6 +4276,7 @@ TEST_F(tas, latency_class_needs_cap_sys_nice)
 	tas_syncobj_destroy(self->fd, syncobj);
 	ASSERT_EQ(0, tas_run_nop(self->fd));
 }
+/* series: end */
 
 #define TAS_MAX_IN_FLIGHT	1024U
 /* series: end */
