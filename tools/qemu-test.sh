@@ -58,7 +58,7 @@ fuzz_seed=${TAS_FUZZ_SEED:-1}
 kselftests=${TAS_KSELFTESTS:-1}
 demo=${TAS_DEMO:-$kselftests}
 userspace=${TAS_USERSPACE:-1}
-tools=(tas-stress tas-fuzz tas-demo)
+tools=(tas-stress tas-fuzz tas-demo tas-rs-smoke)
 if [ "$userspace" -eq 0 ]; then
 	[ "$unload_rounds" -eq 0 ] && [ "$fuzz_seconds" -eq 0 ] && [ "$demo" -eq 0 ] ||
 		tas_die "TAS_USERSPACE=0 needs TAS_UNLOAD_ROUNDS=0, TAS_DEMO=0 and no TAS_FUZZ_SECONDS"
@@ -69,7 +69,11 @@ if [ "$build" -eq 1 ]; then
 	tas_build_kernel
 	tas_build_kselftests $TARGETS
 	for tool in "${tools[@]}"; do
-		tas_build_user "$tool"
+		if [ "$tool" = tas-rs-smoke ]; then
+			tas_build_rust
+		else
+			tas_build_user "$tool"
+		fi
 	done
 fi
 [ -f "$TAS_BZIMAGE" ] || tas_die "no kernel in $TAS_BZIMAGE: run without --no-build"
@@ -136,6 +140,25 @@ if [ "$fuzz_seconds" -gt 0 ]; then
 	sed -n '/^TAS-FUZZ-START$/,/^TAS-FUZZ-END$/p' "$log" | grep -E '^(not )?ok |^tas-fuzz'
 	tas_tap_totals "$log" TAS-FUZZ-START TAS-FUZZ-END >/dev/null
 	tas_log "tas-fuzz, seed $fuzz_seed, $fuzz_seconds s: $([ "$TAS_PASS" -eq 1 ] && echo ok || echo FAILED)"
+	failed=$((failed + TAS_FAIL + TAS_SKIP + TAS_MISSING))
+	[ "$TAS_PASS" -eq 1 ] || bad=1
+	passed=$((passed + TAS_PASS))
+fi
+
+# The userspace library: its tests on the host, and its example in the guest.
+if [ "$userspace" -eq 1 ]; then
+	rs=$TAS_KOUT/tas-rs-test.log
+	if tas_test_rust "$rs"; then
+		echo "ok - tas-rs: cargo test: $(awk '/^test result: ok/ { n += $4 } END { print n }' "$rs") passed (unit tests, doctests, uAPI layout against the installed header)"
+		passed=$((passed + 1))
+	else
+		tail -n 30 "$rs" >&2
+		echo "not ok - tas-rs: cargo test failed (log in $rs)"
+		failed=$((failed + 1))
+		bad=1
+	fi
+	sed -n '/^TAS-RS-START$/,/^TAS-RS-END$/p' "$log" | grep -E '^(not )?ok |^tas-rs: (not )?ok'
+	tas_tap_totals "$log" TAS-RS-START TAS-RS-END >/dev/null
 	failed=$((failed + TAS_FAIL + TAS_SKIP + TAS_MISSING))
 	[ "$TAS_PASS" -eq 1 ] || bad=1
 	passed=$((passed + TAS_PASS))

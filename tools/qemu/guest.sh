@@ -152,6 +152,21 @@ tas_fuzz() {
 	fi
 }
 
+# The userspace library's example (userspace/tas-rs), as one test; its own
+# lines are prefixed, so that only the summary counts.
+tas_rs_smoke() {
+	rc=0
+	echo "1..1"
+	/bin/tas-rs-smoke >/tas-rs.log 2>&1 || rc=$?
+	sed 's/^/tas-rs: /' /tas-rs.log
+	if [ "$rc" -eq 0 ]; then
+		echo "ok 1 tas-rs smoke: $(tail -n 1 /tas-rs.log)"
+	else
+		echo "not ok 1 tas-rs smoke: $(tail -n 1 /tas-rs.log) (exit $rc)"
+		return 1
+	fi
+}
+
 # Where the kernel has kmemleak: scan for leaks (those of the KUnit suites run
 # at boot included) and print what it found between TAS-KMEMLEAK-START and
 # TAS-KMEMLEAK-END. An object is reported only once it is a few seconds old

@@ -166,6 +166,39 @@ tas_build_user() {
 		tas_die "building userspace/$name failed"
 }
 
+# tas_build_rust: the userspace library's example (userspace/tas-rs,
+# examples/smoke.rs), static like the C tools, as
+# $TAS_KOUT/userspace/tas-rs-smoke for the guest. The crate's build directory
+# is shared by the kernels ($TAS_OUT/tas-rs).
+tas_build_rust() {
+	mkdir -p "$TAS_KOUT/userspace"
+	tas_log "building userspace/tas-rs (examples/smoke.rs)"
+	# With an explicit --target, the static flag is not applied to the
+	# proc-macros that run in cargo.
+	CARGO_TARGET_DIR=$TAS_OUT/tas-rs RUSTFLAGS="-C target-feature=+crt-static" \
+		cargo build --locked -q --release --example smoke --target x86_64-unknown-linux-gnu \
+		--manifest-path "$TAS_ROOT/userspace/tas-rs/Cargo.toml" ||
+		tas_die "building userspace/tas-rs failed"
+	cp "$TAS_OUT/tas-rs/x86_64-unknown-linux-gnu/release/examples/smoke" \
+		"$TAS_KOUT/userspace/tas-rs-smoke"
+}
+
+# tas_test_rust LOG: the userspace library's tests on the host: its unit
+# tests, doctests and the check of its uAPI structures and constants
+# against the header this kernel installed (tests/layout.rs), then rustfmt
+# and clippy (warnings are errors).
+tas_test_rust() {
+	local manifest=$TAS_ROOT/userspace/tas-rs/Cargo.toml
+
+	{
+		CARGO_TARGET_DIR=$TAS_OUT/tas-rs TAS_UAPI_HEADER=$TAS_KHDR/drm/tas_drm.h \
+			TAS_UAPI_INCLUDE=$TAS_KHDR cargo test --locked --manifest-path "$manifest" &&
+			cargo fmt --manifest-path "$manifest" --check &&
+			CARGO_TARGET_DIR=$TAS_OUT/tas-rs cargo clippy --locked -q \
+				--manifest-path "$manifest" --all-targets -- -D warnings
+	} >"$1" 2>&1
+}
+
 # tas_build_tracedat: userspace/tas-tracedat, for the host (it reads the
 # guest's trace-cmd recordings with the host's libtracecmd).
 tas_build_tracedat() {

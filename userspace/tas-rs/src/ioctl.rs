@@ -1,0 +1,77 @@
+// SPDX-License-Identifier: GPL-2.0
+//! The driver-specific ioctls, through `rustix::ioctl`, and the retry loop
+//! that libdrm's `drmIoctl()` has.
+
+use crate::error::{Error, Result};
+use crate::uapi::*;
+use rustix::fd::BorrowedFd;
+use rustix::io::Errno;
+use rustix::ioctl::{ioctl, Updater};
+
+/// Runs `f` until it fails with something else than `EINTR` or `EAGAIN`,
+/// as `drmIoctl()` does; maps the errno to an [`Error`] of `op`.
+pub(crate) fn retry<T>(
+    op: &'static str,
+    mut f: impl FnMut() -> core::result::Result<T, Errno>,
+) -> Result<T> {
+    loop {
+        match f() {
+            Err(Errno::INTR) | Err(Errno::AGAIN) => continue,
+            r => return r.map_err(|errno| Error::new(op, errno)),
+        }
+    }
+}
+
+/// As [`retry`], for the `std::io::Result`s of the `drm` crate.
+pub(crate) fn retry_io<T>(
+    op: &'static str,
+    mut f: impl FnMut() -> std::io::Result<T>,
+) -> Result<T> {
+    retry(op, || {
+        f().map_err(|e| Errno::from_io_error(&e).unwrap_or(Errno::IO))
+    })
+}
+
+/// Defines `fn $name(fd, &mut $ty) -> Result<()>` for one `DRM_IOWR` ioctl;
+/// `unsafe fn` for the ioctls whose argument points to user arrays.
+macro_rules! tas_ioctl {
+    (safe $name:ident, $opcode:ident, $ty:ty, $op:literal) => {
+        pub(crate) fn $name(fd: BorrowedFd<'_>, arg: &mut $ty) -> Result<()> {
+            retry($op, || {
+                // SAFETY: `$opcode` is `DRM_IOWR(DRM_COMMAND_BASE + nr, $ty)`
+                // as in the header (checked by tests/layout.rs), so the
+                // kernel reads and writes exactly one `$ty` at `arg`, a
+                // valid and exclusively borrowed `$ty` that holds no
+                // pointer.
+                unsafe { ioctl(fd, Updater::<{ $opcode }, $ty>::new(arg)) }
+            })
+        }
+    };
+    (unsafe $name:ident, $opcode:ident, $ty:ty, $op:literal) => {
+        /// # Safety
+        ///
+        /// Every `drm_tas_array` in `arg` must be empty (all zero) or point
+        /// to `count` elements `stride` bytes apart that stay alive for the
+        /// call; the kernel writes the elements of the arrays that the
+        /// header marks `[out]`, so those must be exclusively borrowed.
+        pub(crate) unsafe fn $name(fd: BorrowedFd<'_>, arg: &mut $ty) -> Result<()> {
+            retry($op, || {
+                // SAFETY: `$opcode` is `DRM_IOWR(DRM_COMMAND_BASE + nr, $ty)`
+                // as in the header (checked by tests/layout.rs), so the
+                // kernel reads and writes exactly one `$ty` at `arg`, a
+                // valid and exclusively borrowed `$ty`; the caller
+                // guarantees that the arrays it points to are valid.
+                unsafe { ioctl(fd, Updater::<{ $opcode }, $ty>::new(arg)) }
+            })
+        }
+    };
+}
+
+tas_ioctl!(safe get_param, DRM_IOCTL_TAS_GET_PARAM, drm_tas_get_param, "GET_PARAM");
+tas_ioctl!(safe bo_create, DRM_IOCTL_TAS_BO_CREATE, drm_tas_bo_create, "BO_CREATE");
+tas_ioctl!(safe bo_mmap_offset, DRM_IOCTL_TAS_BO_MMAP_OFFSET, drm_tas_bo_mmap_offset, "BO_MMAP_OFFSET");
+tas_ioctl!(unsafe submit_graph, DRM_IOCTL_TAS_SUBMIT_GRAPH, drm_tas_submit_graph, "SUBMIT_GRAPH");
+tas_ioctl!(unsafe graph_info, DRM_IOCTL_TAS_GRAPH_INFO, drm_tas_graph_info, "GRAPH_INFO");
+tas_ioctl!(unsafe template_create, DRM_IOCTL_TAS_TEMPLATE_CREATE, drm_tas_template_create, "TEMPLATE_CREATE");
+tas_ioctl!(unsafe template_launch, DRM_IOCTL_TAS_TEMPLATE_LAUNCH, drm_tas_template_launch, "TEMPLATE_LAUNCH");
+tas_ioctl!(safe template_destroy, DRM_IOCTL_TAS_TEMPLATE_DESTROY, drm_tas_template_destroy, "TEMPLATE_DESTROY");

@@ -1,0 +1,26 @@
+// SPDX-License-Identifier: GPL-2.0
+#![doc = include_str!("../README.md")]
+#![warn(missing_docs)]
+#![deny(unsafe_op_in_unsafe_fn)]
+#![warn(clippy::undocumented_unsafe_blocks)]
+
+mod bo;
+mod device;
+mod error;
+mod graph;
+mod ioctl;
+mod syncobj;
+pub mod uapi;
+
+pub use bo::{Bo, Mapping};
+pub use device::{Device, GraphInfo, NodeInfo, Param, Template, DRIVER_NAME};
+pub use error::{errno_name, Error, Result};
+pub use graph::{
+    BufRange, Class, Graph, Node, NodeId, Op, OpFields, SubmitFlags, SyncPoint, Target,
+};
+pub use syncobj::{now_ns, Syncobj};
+
+/// The `drm` crate, whose `Device` traits [`Device`] implements.
+pub use drm;
+/// The errno type of [`Error`] and [`NodeInfo::error`] (`rustix::io::Errno`).
+pub use rustix::io::Errno;
