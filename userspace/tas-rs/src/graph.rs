@@ -541,25 +541,22 @@ impl Graph {
 /// `T`; all zero for an empty slice, as the kernel requires. `E2BIG` (with
 /// `op`) for more than `u32::MAX` items.
 pub(crate) fn array<T>(op: &'static str, items: &[T]) -> Result<drm_tas_array> {
-    if items.is_empty() {
-        return Ok(drm_tas_array::default());
-    }
-    let count = u32::try_from(items.len()).map_err(|_| Error::new(op, Errno::TOOBIG))?;
-    Ok(drm_tas_array {
-        ptr: items.as_ptr() as u64,
-        count,
-        stride: size_of::<T>() as u32,
-    })
+    describe(op, items.as_ptr(), items.len())
 }
 
-/// As [`array`], for an array that the kernel writes.
+/// As [`array`], for an array that the kernel writes: the pointer comes from
+/// the exclusive borrow, so that writes through it are allowed.
 pub(crate) fn array_mut<T>(op: &'static str, items: &mut [T]) -> Result<drm_tas_array> {
-    if items.is_empty() {
+    describe(op, items.as_mut_ptr().cast_const(), items.len())
+}
+
+fn describe<T>(op: &'static str, ptr: *const T, len: usize) -> Result<drm_tas_array> {
+    if len == 0 {
         return Ok(drm_tas_array::default());
     }
-    let count = u32::try_from(items.len()).map_err(|_| Error::new(op, Errno::TOOBIG))?;
+    let count = u32::try_from(len).map_err(|_| Error::new(op, Errno::TOOBIG))?;
     Ok(drm_tas_array {
-        ptr: items.as_mut_ptr() as u64,
+        ptr: ptr as u64,
         count,
         stride: size_of::<T>() as u32,
     })
