@@ -75,6 +75,7 @@ if [ "$build" -eq 1 ]; then
 			tas_build_user "$tool"
 		fi
 	done
+	[ "$userspace" -eq 0 ] || tas_build_python
 fi
 [ -f "$TAS_BZIMAGE" ] || tas_die "no kernel in $TAS_BZIMAGE: run without --no-build"
 ksft=$TAS_KOUT/kselftest_install
@@ -92,10 +93,16 @@ if [ -z "${TAS_HOSTROOT:-}" ]; then
 	[ "$demo" -eq 0 ] || ! command -v bpftrace >/dev/null || TAS_HOSTROOT=1
 fi
 export TAS_HOSTROOT
+# The tests of the tas Python module run in the guest on the venv's Python,
+# where the module is installed, from the host's root file system.
+TAS_PY=
+[ "$userspace" -eq 0 ] || TAS_PY=$TAS_TOOLS/venv/bin/python
+export TAS_PY
 tas_initramfs kselftest "$TAS_QEMU_DIR/init-kselftest" \
 	"$TAS_QEMU_DIR/guest.sh:etc/tas/guest.sh" "$ksft:kselftest" \
 	"$TAS_ROOT/docs/uapi-errors.md:etc/tas/uapi-errors.md" \
-	"${binaries[@]}" "$TAS_ROOT/bpftrace:etc/tas/bpftrace"
+	"${binaries[@]}" "$TAS_ROOT/bpftrace:etc/tas/bpftrace" \
+	"$TAS_ROOT/userspace/tas-py/tests/test_tas.py:etc/tas/test_tas.py"
 
 
 append="kunit.enable=0"
@@ -103,7 +110,7 @@ append="kunit.enable=0"
 # Unknown key=value words of the command line end up in init's environment.
 append="$append TAS_UNLOAD_ROUNDS=$unload_rounds TAS_KSELFTESTS=$kselftests"
 append="$append TAS_FUZZ_SECONDS=$fuzz_seconds TAS_FUZZ_SEED=$fuzz_seed"
-append="$append TAS_DEMO=$demo TAS_HOSTROOT=$TAS_HOSTROOT"
+append="$append TAS_DEMO=$demo TAS_HOSTROOT=$TAS_HOSTROOT${TAS_PY:+ TAS_PY=$TAS_PY}"
 log=$TAS_KOUT/qemu-test.log
 rc=0
 tas_boot "$log" "$append" || rc=$?
@@ -159,6 +166,26 @@ if [ "$userspace" -eq 1 ]; then
 	fi
 	sed -n '/^TAS-RS-START$/,/^TAS-RS-END$/p' "$log" | grep -E '^(not )?ok |^tas-rs: (not )?ok'
 	tas_tap_totals "$log" TAS-RS-START TAS-RS-END >/dev/null
+	failed=$((failed + TAS_FAIL + TAS_SKIP + TAS_MISSING))
+	[ "$TAS_PASS" -eq 1 ] || bad=1
+	passed=$((passed + TAS_PASS))
+fi
+
+# The Python module: its tests that need no device on the host, all of them
+# in the guest.
+if [ "$userspace" -eq 1 ]; then
+	pylog=$TAS_KOUT/tas-py-test.log
+	if tas_test_python "$pylog"; then
+		echo "ok - tas-py: $(grep -E '^Ran [0-9]+ tests' "$pylog") on the host, $(grep -E '^OK' "$pylog")"
+		passed=$((passed + 1))
+	else
+		tail -n 30 "$pylog" >&2
+		echo "not ok - tas-py: host tests, rustfmt or clippy failed (log in $pylog)"
+		failed=$((failed + 1))
+		bad=1
+	fi
+	sed -n '/^TAS-PY-START$/,/^TAS-PY-END$/p' "$log" | grep -E '^(not )?ok |^tas-py: .*(ERROR|FAIL)'
+	tas_tap_totals "$log" TAS-PY-START TAS-PY-END >/dev/null
 	failed=$((failed + TAS_FAIL + TAS_SKIP + TAS_MISSING))
 	[ "$TAS_PASS" -eq 1 ] || bad=1
 	passed=$((passed + TAS_PASS))

@@ -67,9 +67,10 @@ tas_unload_rounds() {
 }
 
 # Mount the host's root file system, which tas_boot shares read-only over
-# virtio 9p with TAS_HOSTROOT=1 (as virtme-ng does), on /host, with this
-# guest's /proc, /sys, /dev, tracefs and a tmpfs /tmp inside, so that host
-# programs (bpftrace, trace-cmd) run in it with chroot. Fails without the share.
+# virtio 9p with TAS_HOSTROOT=1 or TAS_PY (as virtme-ng does), on /host,
+# with this guest's /proc, /sys, /dev, tracefs and a tmpfs /tmp inside, so
+# that host programs (bpftrace, trace-cmd, Python) run in it with chroot.
+# Fails without the share.
 tas_hostroot() {
 	[ -d /host/usr ] && return 0
 	mkdir -p /host
@@ -163,6 +164,27 @@ tas_rs_smoke() {
 		echo "ok 1 tas-rs smoke: $(tail -n 1 /tas-rs.log)"
 	else
 		echo "not ok 1 tas-rs smoke: $(tail -n 1 /tas-rs.log) (exit $rc)"
+		return 1
+	fi
+}
+
+# tas_py_test PYTHON: the tests of the tas Python module
+# (userspace/tas-py/tests/test_tas.py) on PYTHON, the host's venv, where the
+# module is installed, in the host's root file system, as one test: every
+# test must pass, none may be skipped. unittest's lines are prefixed.
+tas_py_test() {
+	tas_hostroot || { echo "TAS-GUEST: no host root file system (TAS_PY)"; return 1; }
+	rc=0
+	echo "1..1"
+	cp /etc/tas/test_tas.py /host/tmp/test_tas.py
+	chroot /host /usr/bin/env PYTHONDONTWRITEBYTECODE=1 "$1" -m unittest -v \
+		/tmp/test_tas.py >/tas-py.log 2>&1 || rc=$?
+	sed 's/^/tas-py: /' /tas-py.log
+	summary="$(grep -E '^Ran [0-9]+ tests' /tas-py.log), $(tail -n 1 /tas-py.log)"
+	if [ "$rc" -eq 0 ] && ! grep -q 'skipped' /tas-py.log; then
+		echo "ok 1 tas-py: $summary"
+	else
+		echo "not ok 1 tas-py: $summary (exit $rc)"
 		return 1
 	fi
 }

@@ -199,6 +199,37 @@ tas_test_rust() {
 	} >"$1" 2>&1
 }
 
+# tas_build_python: the tas Python module (userspace/tas-py), built as a
+# wheel with maturin and installed into the project's venv, whose Python the
+# guest runs from the host's root file system. The build directory is shared
+# by the kernels ($TAS_OUT/tas-py); the wheel does not depend on the kernel.
+tas_build_python() {
+	local venv=$TAS_TOOLS/venv wheels=$TAS_OUT/tas-py/wheels
+
+	tas_log "building userspace/tas-py (the tas Python module) into $venv"
+	rm -rf "$wheels"
+	CARGO_TARGET_DIR=$TAS_OUT/tas-py "$venv/bin/maturin" build --quiet --release --locked \
+		-i "$venv/bin/python" -o "$wheels" \
+		--manifest-path "$TAS_ROOT/userspace/tas-py/Cargo.toml" >"$TAS_OUT/tas-py/build.log" 2>&1 ||
+		{ tail -n 30 "$TAS_OUT/tas-py/build.log" >&2; tas_die "building userspace/tas-py failed"; }
+	"$venv/bin/pip" install -q --force-reinstall --no-deps --no-index "$wheels"/tas-*.whl ||
+		tas_die "installing the tas Python module failed"
+}
+
+# tas_test_python LOG: the Python module's tests that need no device, on the
+# host, then rustfmt and clippy of its crate (warnings are errors).
+tas_test_python() {
+	local dir=$TAS_ROOT/userspace/tas-py
+
+	{
+		TAS_PY_NO_DEVICE=1 PYTHONDONTWRITEBYTECODE=1 "$TAS_TOOLS/venv/bin/python" \
+			-m unittest -v "$dir/tests/test_tas.py" &&
+			cargo fmt --manifest-path "$dir/Cargo.toml" --check &&
+			CARGO_TARGET_DIR=$TAS_OUT/tas-py cargo clippy --locked -q \
+				--manifest-path "$dir/Cargo.toml" --all-targets -- -D warnings
+	} >"$1" 2>&1
+}
+
 # tas_build_tracedat: userspace/tas-tracedat, for the host (it reads the
 # guest's trace-cmd recordings with the host's libtracecmd).
 tas_build_tracedat() {
@@ -248,10 +279,10 @@ tas_boot() {
 	tas_log "booting in QEMU (TCG, timeout ${TAS_BOOT_TIMEOUT} s), console log in $log"
 	local share=()
 	# The host's root file system, read only, for host programs in the
-	# guest (tas_hostroot in guest.sh: bpftrace and trace-cmd run in the
-	# guest), and a directory it writes files to the host in,
+	# guest (tas_hostroot in guest.sh: bpftrace, trace-cmd and the Python
+	# of the project's venv run in the guest), and a directory it writes files to the host in,
 	# $TAS_KOUT/guest-out (emptied first).
-	if [ "${TAS_HOSTROOT:-0}" -eq 1 ]; then
+	if [ "${TAS_HOSTROOT:-0}" -eq 1 ] || [ -n "${TAS_PY:-}" ]; then
 		rm -rf "$TAS_KOUT/guest-out"
 		mkdir -p "$TAS_KOUT/guest-out"
 		share=(-virtfs "local,path=/,mount_tag=tas-host,security_model=none,readonly=on,multidevs=remap"

@@ -1,0 +1,183 @@
+# SPDX-License-Identifier: GPL-2.0
+"""Tests of the tas Python module.
+
+GraphTest needs no device and runs anywhere. DeviceTest submits real work:
+it runs where a drm/tas device exists (the QEMU guest of make check, with
+the host's root file system and this module installed in the project's
+venv); with TAS_PY_NO_DEVICE=1 it is skipped, as on the host.
+"""
+
+import errno
+import os
+import struct
+import threading
+import unittest
+
+import tas
+
+MS = 1_000_000
+NO_DEVICE = os.environ.get("TAS_PY_NO_DEVICE") == "1"
+
+
+class GraphTest(unittest.TestCase):
+    def test_nodes_are_numbered(self):
+        g = tas.Graph()
+        self.assertEqual([g.nop(0), g.nop(1, 2 * MS), g.nop(0, cls="batch")], [0, 1, 2])
+        self.assertEqual(len(g), 3)
+
+    def test_edge_out_of_range(self):
+        g = tas.Graph()
+        a = g.nop(0)
+        with self.assertRaises(tas.Error) as cm:
+            g.edge(a, 1)
+        self.assertEqual(cm.exception.errno, errno.EINVAL)
+        self.assertIn("Graph::edge", str(cm.exception))
+        self.assertIsInstance(cm.exception, OSError)
+
+    def test_unknown_class(self):
+        with self.assertRaises(ValueError):
+            tas.Graph().nop(0, cls="urgent")
+
+    def test_open_missing_path(self):
+        with self.assertRaises(tas.Error) as cm:
+            tas.Device("/nonexistent/tas-py-test")
+        self.assertEqual(cm.exception.errno, errno.ENOENT)
+
+    def test_clock(self):
+        a = tas.now_ns()
+        self.assertGreater(tas.now_ns(), a - 1)
+        self.assertEqual(tas.NODE_GRAPH, 0xFFFFFFFF)
+
+
+@unittest.skipIf(NO_DEVICE, "TAS_PY_NO_DEVICE=1: no drm/tas device")
+class DeviceTest(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.dev = tas.Device()
+        cls.rings = cls.dev.param("NUM_RINGS")
+
+    def test_params(self):
+        params = dict(self.dev.params())
+        self.assertGreaterEqual(params["VERSION"], 4)
+        self.assertEqual(params["NUM_RINGS"], self.rings)
+        self.assertGreaterEqual(self.rings, 2)
+        with self.assertRaises(ValueError):
+            self.dev.param("NO_SUCH_PARAM")
+
+    def test_chain_across_rings(self):
+        bo = self.dev.bo(8192)
+        done = self.dev.syncobj()
+        g = tas.Graph()
+        fill = g.fill(0, bo.range(0, 4096), 7, duration_ns=MS)
+        copy = g.copy(1, bo.range(4096, 4096), bo.range(0, 4096), duration_ns=MS)
+        g.edge(fill, copy)
+        g.signal(done, 1)
+        gid = self.dev.submit(g)
+        done.wait(1, timeout=30)
+        self.assertEqual(done.query(), 1)
+        self.assertEqual(set(bo.u32s()), {7})
+        info = self.dev.graph_info(gid, len(g))
+        self.assertTrue(info.done)
+        a, b = info.nodes
+        self.assertEqual((a.ring, b.ring), (0, 1))
+        self.assertEqual((a.error, b.error), (None, None))
+        self.assertGreaterEqual(a.exec_ns, MS)
+        self.assertLessEqual(a.finished_ns, b.started_ns)
+
+    def test_matmul(self):
+        bo = self.dev.bo(4096)
+        # a = [[1, 2], [3, 4]], b = [[5, 6], [7, 8]] at 0 and 16, dst at 32.
+        bo.write(0, struct.pack("<8I", 1, 2, 3, 4, 5, 6, 7, 8))
+        done = self.dev.syncobj()
+        g = tas.Graph()
+        g.matmul(0, bo.range(32, 16), bo.range(0, 16), bo.range(16, 16), 2, 2, 2)
+        g.signal(done)
+        self.dev.submit(g)
+        done.wait(timeout=30)
+        self.assertEqual(struct.unpack("<4I", bytes(bo.read(32, 16))), (19, 22, 43, 50))
+
+    def test_rejected_graphs(self):
+        g = tas.Graph()
+        a, b = g.nop(0), g.nop(1)
+        g.edge(a, b)
+        g.edge(b, a)
+        with self.assertRaises(tas.Error) as cm:
+            self.dev.submit(g)
+        self.assertEqual(cm.exception.errno, errno.ELOOP)
+        g = tas.Graph()
+        g.nop(self.rings)
+        with self.assertRaises(tas.Error) as cm:
+            self.dev.submit(g)
+        self.assertEqual(cm.exception.errno, errno.EINVAL)
+        self.assertIn("SUBMIT_GRAPH", str(cm.exception))
+
+    def test_wait_for_a_point_not_submitted(self):
+        # No wait-before-signal: the point must exist at submit.
+        g = tas.Graph()
+        g.nop(0)
+        s = self.dev.syncobj()
+        g.wait(s, 5)
+        with self.assertRaises(tas.Error) as cm:
+            self.dev.submit(g)
+        self.assertEqual(cm.exception.errno, errno.EINVAL)
+
+    def test_wait_times_out(self):
+        s = self.dev.syncobj()
+        with self.assertRaises(tas.Error) as cm:
+            s.wait(timeout=0.05)
+        self.assertEqual(cm.exception.errno, errno.ETIME)
+
+    def test_cpu_thread_woken_by_gpu_work(self):
+        # A Python thread blocks on the point the graph signals (without the
+        # GIL) while this thread submits; it wakes when the node completes.
+        s = self.dev.syncobj()
+        woke = []
+
+        def waiter():
+            s.wait(3, timeout=30)
+            woke.append(tas.now_ns())
+
+        t = threading.Thread(target=waiter)
+        t.start()
+        g = tas.Graph()
+        n = g.nop(0, 2 * MS)
+        g.signal(s, 3, node=n)
+        gid = self.dev.submit(g)
+        t.join(40)
+        self.assertFalse(t.is_alive())
+        info = self.dev.graph_info(gid, 1)
+        self.assertEqual(len(woke), 1)
+        self.assertGreaterEqual(woke[0], info.nodes[0].finished_ns)
+
+    def test_template_launches(self):
+        g = tas.Graph()
+        a = g.nop(0, MS)
+        b = g.nop(1, MS)
+        g.edge(a, b)
+        t = self.dev.template(g)
+        self.assertEqual(t.node_count, 2)
+        s = self.dev.syncobj()
+        ids = [self.dev.launch(t, signals=[(s, p, None)]) for p in (1, 2)]
+        s.wait(2, timeout=30)
+        for gid in ids:
+            info = self.dev.graph_info(gid, t.node_count)
+            self.assertTrue(info.done)
+            self.assertLessEqual(info.nodes[0].finished_ns, info.nodes[1].started_ns)
+        with self.assertRaises(tas.Error) as cm:
+            self.dev.launch(t, signals=[(s, 1, None)])
+        self.assertEqual(cm.exception.errno, errno.EINVAL)
+
+    def test_fifo_dispatch(self):
+        s = self.dev.syncobj()
+        g = tas.Graph()
+        for ring in range(self.rings):
+            g.nop(ring, MS)
+        g.signal(s)
+        gid = self.dev.submit(g, fifo=True)
+        s.wait(timeout=30)
+        info = self.dev.graph_info(gid, len(g))
+        self.assertEqual([n.ring for n in info.nodes], list(range(self.rings)))
+
+
+if __name__ == "__main__":
+    unittest.main()
