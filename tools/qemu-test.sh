@@ -102,7 +102,8 @@ tas_initramfs kselftest "$TAS_QEMU_DIR/init-kselftest" \
 	"$TAS_QEMU_DIR/guest.sh:etc/tas/guest.sh" "$ksft:kselftest" \
 	"$TAS_ROOT/docs/uapi-errors.md:etc/tas/uapi-errors.md" \
 	"${binaries[@]}" "$TAS_ROOT/bpftrace:etc/tas/bpftrace" \
-	"$TAS_ROOT/userspace/tas-py/tests/test_tas.py:etc/tas/test_tas.py"
+	"$TAS_ROOT/userspace/tas-py/tests/test_tas.py:etc/tas/test_tas.py" \
+	"$TAS_ROOT/userspace/tas-py/examples/quickstart.py:etc/tas/quickstart.py"
 
 
 append="kunit.enable=0"

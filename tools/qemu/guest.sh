@@ -169,14 +169,16 @@ tas_rs_smoke() {
 }
 
 # tas_py_test PYTHON: the tests of the tas Python module
-# (userspace/tas-py/tests/test_tas.py) on PYTHON, the host's venv, where the
-# module is installed, in the host's root file system, as one test: every
-# test must pass, none may be skipped. unittest's lines are prefixed.
+# (userspace/tas-py/tests/test_tas.py) and the example of its README
+# (examples/quickstart.py) on PYTHON, the host's venv, where the module is
+# installed, in the host's root file system, as two tests: every unit test
+# must pass, none may be skipped. Their own lines are prefixed.
 tas_py_test() {
 	tas_hostroot || { echo "TAS-GUEST: no host root file system (TAS_PY)"; return 1; }
+	ret=0
+	echo "1..2"
+	cp /etc/tas/test_tas.py /etc/tas/quickstart.py /host/tmp/
 	rc=0
-	echo "1..1"
-	cp /etc/tas/test_tas.py /host/tmp/test_tas.py
 	chroot /host /usr/bin/env PYTHONDONTWRITEBYTECODE=1 "$1" -m unittest -v \
 		/tmp/test_tas.py >/tas-py.log 2>&1 || rc=$?
 	sed 's/^/tas-py: /' /tas-py.log
@@ -185,8 +187,19 @@ tas_py_test() {
 		echo "ok 1 tas-py: $summary"
 	else
 		echo "not ok 1 tas-py: $summary (exit $rc)"
-		return 1
+		ret=1
 	fi
+	rc=0
+	chroot /host /usr/bin/env PYTHONDONTWRITEBYTECODE=1 "$1" /tmp/quickstart.py \
+		>/tas-py.log 2>&1 || rc=$?
+	sed 's/^/tas-py: /' /tas-py.log
+	if [ "$rc" -eq 0 ]; then
+		echo "ok 2 tas-py: examples/quickstart.py"
+	else
+		echo "not ok 2 tas-py: examples/quickstart.py (exit $rc)"
+		ret=1
+	fi
+	return "$ret"
 }
 
 # Where the kernel has kmemleak: scan for leaks (those of the KUnit suites run
