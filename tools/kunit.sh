@@ -53,10 +53,10 @@ fi
 # dies (in that test's cleanup or in a later test of its suite), so a crash is
 # attributed by the first suite that kunit.py marks as crashed. When that is
 # the mock scheduler's concurrent suite, the crash is reported and the tests
-# run again on the same kernel, at most twice more; a crash anywhere else
+# run again on the same kernel, at most five times more; a crash anywhere else
 # fails the run at once.
 flaky_suite=drm_sched_concurrent_tests
-max_runs=3
+max_runs=6
 
 kunit_run() { # run|exec
 	rm -f "$json"
