@@ -93,7 +93,12 @@ use crate::{
 // series: end
 
 /// Version of the uAPI, reported by `DRM_TAS_PARAM_VERSION`.
+// series: until tas-keep
 pub(crate) const UAPI_VERSION: u64 = 4;
+// series: end
+// series: from tas-keep
+pub(crate) const UAPI_VERSION: u64 = 5;
+// series: end
 
 // series: from tas-graph
 /// Largest number of rings the virtual engine can have.
@@ -140,6 +145,14 @@ pub(crate) const MAX_NODES_IN_FLIGHT: u64 = 65536;
 // series: from tas-templates
 /// Largest number of nodes of one file's templates together.
 pub(crate) const MAX_TEMPLATE_NODES: u64 = 65536;
+
+// series: end
+// series: from tas-keep
+/// Largest number of graphs a file keeps until they are read (`DRM_TAS_SUBMIT_KEEP`).
+pub(crate) const MAX_KEPT: usize = 1024;
+
+/// Largest number of nodes of the graphs a file keeps until they are read.
+pub(crate) const MAX_KEPT_NODES: usize = 65536;
 
 // series: end
 // series: from tas-graph

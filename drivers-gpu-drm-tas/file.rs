@@ -185,6 +185,10 @@ use crate::{
         MAX_BO_SIZE,
         MAX_DURATION_NS,
         MAX_EDGES,
+        // series: from tas-keep
+        MAX_KEPT,
+        MAX_KEPT_NODES,
+        // series: end
         MAX_NODES,
         MAX_NODES_IN_FLIGHT,
         MAX_SIGNALS,
@@ -238,11 +242,23 @@ const OPS_MASK: u64 = (1 << uapi::drm_tas_op_DRM_TAS_OP_NOP)
 
 /// The graphs a file submitted: the last [`GRAPH_HISTORY`] of them, of those only the latest
 /// with at most [`GRAPH_HISTORY_NODES`] nodes together.
+// series: from tas-keep
+///
+/// Graphs submitted with `DRM_TAS_SUBMIT_KEEP` are not part of that history: they stay in
+/// `kept` until they are released, at most [`MAX_KEPT`] of them with [`MAX_KEPT_NODES`] nodes
+/// together.
+// series: end
 struct Graphs {
     next_id: u64,
     list: KVec<(u64, Arc<GraphRecord>)>,
     /// The nodes of the graphs in `list`.
     nodes: usize,
+    // series: from tas-keep
+    /// The graphs kept until they are released, with room for [`MAX_KEPT`] of them.
+    kept: KVec<(u64, Arc<GraphRecord>)>,
+    /// The nodes of the graphs in `kept`.
+    kept_nodes: usize,
+    // series: end
 }
 
 /// Room for the record of a graph, allocated before its submission can have any effect.
@@ -254,11 +270,65 @@ impl Graphs {
         Ok(UniqueArc::new_uninit(client_gfp())?)
     }
 
+    // series: from tas-keep
+    /// Checks, before the point of no return, that a graph of `nodes` nodes (a count from
+    /// userspace) can be kept until it is read. Submissions of a file hold the lock of
+    /// `self` until they have added their record, so the room stays free until then.
+    fn check_keep(&self, nodes: u32) -> Result {
+        let nodes = nodes as usize;
+        if self.kept.len() >= MAX_KEPT || nodes > MAX_KEPT_NODES - self.kept_nodes {
+            return Err(ENOSPC);
+        }
+        Ok(())
+    }
+
+    /// The record of graph `id`, if the file still has it.
+    fn find(&self, id: u64) -> Option<Arc<GraphRecord>> {
+        self.list
+            .iter()
+            .chain(self.kept.iter())
+            .find(|(i, _)| *i == id)
+            .map(|(_, record)| record.clone())
+    }
+
+    /// Forgets the record of graph `id`.
+    fn release(&mut self, id: u64) {
+        if let Some(pos) = self.kept.iter().position(|(i, _)| *i == id) {
+            if let Ok((_, record)) = self.kept.remove(pos) {
+                self.kept_nodes -= record.nodes.len();
+            }
+        } else if let Some(pos) = self.list.iter().position(|(i, _)| *i == id) {
+            if let Ok((_, record)) = self.list.remove(pos) {
+                self.nodes -= record.nodes.len();
+            }
+        }
+    }
+
+    // series: end
+    // series: until tas-keep
     /// Keeps `record`, in `room`, as the next graph; returns its id. Cannot fail: it
     /// runs after the point of no return of a submission.
     fn add(&mut self, room: RecordRoom, record: GraphRecord) -> u64 {
         let id = self.next_id;
         let nodes = record.nodes.len();
+    // series: end
+    // series: from tas-keep
+    /// Keeps `record`, in `room`, as the next graph, in the history or, with `keep`, until it
+    /// is released; returns its id. Cannot fail: it runs after the point of no return of a
+    /// submission, which checked the room for a kept record with [`Graphs::check_keep`].
+    fn add(&mut self, room: RecordRoom, record: GraphRecord, keep: bool) -> u64 {
+        let id = self.next_id;
+        let nodes = record.nodes.len();
+        if keep {
+            self.kept_nodes += nodes;
+            // Cannot fail: `check_keep()` found room under the same lock.
+            let _ = self
+                .kept
+                .push_within_capacity((id, room.write(record).into()));
+            self.next_id = id.wrapping_add(1);
+            return id;
+        }
+    // series: end
         // Makes room in the list, whose capacity is `GRAPH_HISTORY`, and keeps the records (which
         // hold their nodes' state, about 1 KiB each) within `GRAPH_HISTORY_NODES`.
         while self.list.len() == GRAPH_HISTORY
@@ -513,6 +583,10 @@ impl drm::file::DriverFile for File {
                     next_id: 1,
                     list,
                     nodes: 0,
+                    // series: from tas-keep
+                    kept: KVec::with_capacity(MAX_KEPT, GFP_KERNEL)?,
+                    kept_nodes: 0,
+                    // series: end
                 }),
                 // series: from tas-templates
                 templates <- new_mutex!(Templates {
@@ -566,6 +640,9 @@ impl File {
             // series: end
             // series: from tas-templates
             uapi::drm_tas_param_DRM_TAS_PARAM_MAX_TEMPLATE_NODES => MAX_TEMPLATE_NODES,
+            // series: from tas-keep
+            uapi::drm_tas_param_DRM_TAS_PARAM_MAX_KEPT_NODES => MAX_KEPT_NODES as u64,
+            // series: end
             // series: end
             _ => return Err(EINVAL),
         };
@@ -646,11 +723,24 @@ impl File {
             fifo: &this.fifo_entities,
             graph: &this.graph_entity,
         };
+        // series: from tas-keep
+        let keep = args.flags & uapi::DRM_TAS_SUBMIT_KEEP != 0;
+        if keep {
+            // A count above the per-graph limit fails with `E2BIG` in the checks instead.
+            let count = Some(args.nodes.count).filter(|&n| u64::from(n) <= MAX_NODES);
+            graphs.check_keep(count.unwrap_or(0))?;
+        }
+        // series: end
         let room = Graphs::reserve()?;
         let record = graph::submit(dev, file, &entities, &this.disp, args, launch, charge)?;
         // series: end
         // Past the point of no return: nothing fails any more.
+        // series: until tas-keep
         args.graph_id = graphs.add(room, record);
+        // series: end
+        // series: from tas-keep
+        args.graph_id = graphs.add(room, record, keep);
+        // series: end
         Ok(0)
     }
 
@@ -704,9 +794,17 @@ impl File {
         args: &mut uapi::drm_tas_template_launch,
         file: &drm::File<File>,
     ) -> Result<u32> {
+        // series: until tas-keep
         if args.flags != 0 {
             return Err(EINVAL);
         }
+        // series: end
+        // series: from tas-keep
+        if args.flags & !uapi::DRM_TAS_SUBMIT_KEEP != 0 {
+            return Err(EINVAL);
+        }
+        let keep = args.flags & uapi::DRM_TAS_SUBMIT_KEEP != 0;
+        // series: end
         let this = file.inner();
         // As for `submit_graph`.
         let nodes = {
@@ -726,6 +824,11 @@ impl File {
             .map(|(_, t)| t.clone())
             .ok_or(ENOENT)?;
         let syncs = graph::check_syncs(file, &args.waits, &args.signals, template.len())?;
+        // series: from tas-keep
+        if keep {
+            graphs.check_keep(nodes)?;
+        }
+        // series: end
         let room = Graphs::reserve()?;
         let (inst, mut record) = template.take()?;
         drop(templates);
@@ -734,7 +837,12 @@ impl File {
             graph::launch(&this.disp, launch, template.plan().clone(), inst, &syncs)?;
         // Point of no return: nothing below fails.
         graph::install_signals(syncs.signals, &node_fences, graph_fence.as_ref());
+        // series: until tas-keep
         args.graph_id = graphs.add(room, record);
+        // series: end
+        // series: from tas-keep
+        args.graph_id = graphs.add(room, record, keep);
+        // series: end
         Ok(0)
     }
 
@@ -773,6 +881,7 @@ impl File {
         args: &mut uapi::drm_tas_graph_info,
         file: &drm::File<File>,
     ) -> Result<u32> {
+        // series: until tas-keep
         if args.flags != 0 {
             return Err(EINVAL);
         }
@@ -782,6 +891,14 @@ impl File {
             let found = graphs.list.iter().find(|(id, _)| *id == args.graph_id);
             found.map(|(_, record)| record.clone()).ok_or(ENOENT)?
         };
+        // series: end
+        // series: from tas-keep
+        if args.flags & !uapi::DRM_TAS_GRAPH_INFO_RELEASE != 0 {
+            return Err(EINVAL);
+        }
+        let this = file.inner();
+        let record = this.graphs.lock().find(args.graph_id).ok_or(ENOENT)?;
+        // series: end
         let info_size = size_of::<uapi::drm_tas_node_info>();
         if args.nodes.count as usize != record.nodes.len()
             || (args.nodes.stride as usize) < info_size
@@ -832,6 +949,13 @@ impl File {
                 .write_slice(bytes)?;
         }
         args.done = done;
+        // series: from tas-keep
+        // Forgotten only once read completely and done: a failed read or a running graph keeps
+        // its record.
+        if done == 1 && args.flags & uapi::DRM_TAS_GRAPH_INFO_RELEASE != 0 {
+            this.graphs.lock().release(args.graph_id);
+        }
+        // series: end
         Ok(0)
     }
     // series: end

@@ -844,9 +844,17 @@ pub(crate) fn submit(
     slot: Option<Reservation>,
     charge: Option<Arc<Charge>>,
 ) -> Result<GraphRecord> {
+    // series: until tas-keep
     if args.extensions != 0 || args.flags & !uapi::DRM_TAS_SUBMIT_FIFO != 0 || args.pad != 0 {
         return Err(EINVAL);
     }
+    // series: end
+    // series: from tas-keep
+    let flags = uapi::DRM_TAS_SUBMIT_FIFO | uapi::DRM_TAS_SUBMIT_KEEP;
+    if args.extensions != 0 || args.flags & !flags != 0 || args.pad != 0 {
+        return Err(EINVAL);
+    }
+    // series: end
     let graph = check_graph(dev, file, &args.nodes, &args.edges)?;
     // series: from tas-classes
     // The stock dispatch ignores the classes.

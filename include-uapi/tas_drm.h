@@ -56,7 +56,12 @@ extern "C" {
 enum drm_tas_param {
 	/**
 	 * @DRM_TAS_PARAM_VERSION: Version of the TAS uAPI. It is incremented
+	 * series: until tas-keep
 	 * whenever an ioctl, a parameter or a flag is added. Currently 4.
+	 * series: end
+	 * series: from tas-keep
+	 * whenever an ioctl, a parameter or a flag is added. Currently 5.
+	 * series: end
 	 */
 	DRM_TAS_PARAM_VERSION = 0,
 /* series: from tas-graph */
@@ -150,6 +155,15 @@ enum drm_tas_param {
 	 * file's templates together. Currently 65536. (Since version 4.)
 	 */
 	DRM_TAS_PARAM_MAX_TEMPLATE_NODES = 13,
+/* series: end */
+/* series: from tas-keep */
+
+	/**
+	 * @DRM_TAS_PARAM_MAX_KEPT_NODES: Largest number of nodes of one
+	 * file's graphs kept until they are read (&DRM_TAS_SUBMIT_KEEP)
+	 * together. Currently 65536. (Since version 5.)
+	 */
+	DRM_TAS_PARAM_MAX_KEPT_NODES = 14,
 /* series: end */
 };
 
@@ -446,6 +460,15 @@ struct drm_tas_array {
 /* Flag of &drm_tas_submit_graph.flags: stock FIFO dispatch. */
 #define DRM_TAS_SUBMIT_FIFO	(1u << 0)
 /* series: end */
+/* series: from tas-keep */
+
+/*
+ * Flag of &drm_tas_submit_graph.flags and &drm_tas_template_launch.flags:
+ * keep the graph's record for &DRM_IOCTL_TAS_GRAPH_INFO until it is read
+ * with &DRM_TAS_GRAPH_INFO_RELEASE.
+ */
+#define DRM_TAS_SUBMIT_KEEP	(1u << 1)
+/* series: end */
 
 /**
  * struct drm_tas_submit_graph - Argument of &DRM_IOCTL_TAS_SUBMIT_GRAPH.
@@ -490,6 +513,10 @@ struct drm_tas_submit_graph {
 	 * (the baseline of measurements): every node is queued to its ring at
 	 * submit, in a topological order, and each ring starts its nodes in
 	 * that order.
+	 * series: from tas-keep
+	 * &DRM_TAS_SUBMIT_KEEP, alone or with it, keeps the graph's record
+	 * until it is read (see &DRM_IOCTL_TAS_GRAPH_INFO).
+	 * series: end
 	 * series: end
 	 */
 	__u32 flags;
@@ -557,7 +584,12 @@ struct drm_tas_graph_info {
 	 */
 	struct drm_tas_array nodes;
 
+/* series: until tas-keep */
 	/** @flags: [in] Must be zero. */
+/* series: end */
+/* series: from tas-keep */
+	/** @flags: [in] Zero, or &DRM_TAS_GRAPH_INFO_RELEASE. */
+/* series: end */
 	__u32 flags;
 
 	/**
@@ -565,6 +597,14 @@ struct drm_tas_graph_info {
 	 */
 	__u32 done;
 };
+/* series: from tas-keep */
+
+/*
+ * Flag of &drm_tas_graph_info.flags: forget the graph's record after
+ * reading it, if the graph is done.
+ */
+#define DRM_TAS_GRAPH_INFO_RELEASE	(1u << 0)
+/* series: end */
 /* series: end */
 /* series: from tas-templates */
 
@@ -600,7 +640,12 @@ struct drm_tas_template_launch {
 	/** @handle: [in] The template. */
 	__u32 handle;
 
+/* series: until tas-keep */
 	/** @flags: [in] Must be zero. */
+/* series: end */
+/* series: from tas-keep */
+	/** @flags: [in] Zero, or &DRM_TAS_SUBMIT_KEEP. */
+/* series: end */
 	__u32 flags;
 
 	/**
@@ -760,6 +805,11 @@ struct drm_tas_template_destroy {
  * series: from tas-ops
  *    - -ENOENT: an unknown buffer or syncobj handle.
  * series: end
+ * series: from tas-keep
+ *    - -ENOSPC: &DRM_TAS_SUBMIT_KEEP when the file's kept graphs would
+ *      have more than &DRM_TAS_PARAM_MAX_KEPT_NODES nodes together, or
+ *      there are 1024 of them already.
+ * series: end
  *    - -EFAULT: the argument or an array that cannot be read.
  *    - -ENOMEM: out of memory.
  *    - -EINTR: a signal ended the wait for a free place.
@@ -773,7 +823,19 @@ struct drm_tas_template_destroy {
  *    latest ones with at most 65536 nodes together); -EINVAL for a count that differs
  *    from the graph's node count, a stride below the size of
  *    &struct drm_tas_node_info or above &DRM_TAS_PARAM_MAX_STRIDE, or
+ * series: until tas-keep
  *    non-zero flags; -EFAULT for an array that cannot be written.
+ * series: end
+ * series: from tas-keep
+ *    unknown flags; -EFAULT for an array that cannot be written.
+ *
+ *    A graph submitted or launched with &DRM_TAS_SUBMIT_KEEP is not one
+ *    of those 64: its record is kept, whatever else the file submits,
+ *    until it is read with &DRM_TAS_GRAPH_INFO_RELEASE after it is done,
+ *    or the file is closed. &DRM_TAS_GRAPH_INFO_RELEASE forgets the
+ *    record of any graph that is done (&drm_tas_graph_info.done is 1);
+ *    that of a graph still running stays.
+ * series: end
  * series: end
  * series: from tas-templates
  *
@@ -798,8 +860,14 @@ struct drm_tas_template_destroy {
  *    template ready (it prepares the next one in the background). It waits
  *    for a free place among the file's graphs in flight as SUBMIT_GRAPH
  *    does. Errors: those of &DRM_IOCTL_TAS_SUBMIT_GRAPH for its waits,
+ * series: until tas-keep
  *    signals and flags (-EINVAL, -E2BIG, -ENOENT, -EFAULT, -ENOMEM,
  *    -EINTR), and -ENOENT for an unknown template.
+ * series: end
+ * series: from tas-keep
+ *    signals and flags (-EINVAL, -E2BIG, -ENOENT, -ENOSPC, -EFAULT,
+ *    -ENOMEM, -EINTR), and -ENOENT for an unknown template.
+ * series: end
  *
  * .. c:macro:: DRM_IOCTL_TAS_TEMPLATE_DESTROY
  *

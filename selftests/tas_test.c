@@ -37,7 +37,12 @@
 #include "kselftest_harness.h"
 #include "tas_common.h"
 
+/* series: until tas-keep */
 #define TAS_UAPI_VERSION	4
+/* series: end */
+/* series: from tas-keep */
+#define TAS_UAPI_VERSION	5
+/* series: end */
 #define TAS_MAX_RINGS		16
 /* series: until tas-ops */
 #define TAS_NUM_OPS		(DRM_TAS_OP_NOP + 1)
@@ -60,7 +65,12 @@
 /* series: end */
 /* series: end */
 /* series: from tas-templates-tests */
+/* series: until tas-keep */
 #define TAS_LAST_PARAM		DRM_TAS_PARAM_MAX_TEMPLATE_NODES
+/* series: end */
+/* series: end */
+/* series: from tas-keep */
+#define TAS_LAST_PARAM		DRM_TAS_PARAM_MAX_KEPT_NODES
 /* series: end */
 
 /* How long a test waits for a graph before it declares the device hung. */
@@ -598,6 +608,9 @@ TEST_F(tas, param_limits)
 /* series: end */
 /* series: from tas-templates-tests */
 		{ DRM_TAS_PARAM_MAX_TEMPLATE_NODES, 65536 },
+/* series: end */
+/* series: from tas-keep-tests */
+		{ DRM_TAS_PARAM_MAX_KEPT_NODES, 65536 },
 /* series: end */
 	};
 	unsigned int i;
@@ -1226,7 +1239,12 @@ static int tas_mut_flags(struct tas_sub *s)
 	s->args.flags = 1;
 /* series: end */
 /* series: from tas-dispatch */
+/* series: until tas-keep */
 	s->args.flags = DRM_TAS_SUBMIT_FIFO << 1;
+/* series: end */
+/* series: end */
+/* series: from tas-keep */
+	s->args.flags = DRM_TAS_SUBMIT_KEEP << 1;
 /* series: end */
 	return 0;
 }
@@ -2762,7 +2780,12 @@ TEST_F(tas, graph_info_errors)
 	memset(&args, 0, sizeof(args));
 	args.graph_id = graph_id;
 	tas_array_init(&args.nodes, info, 2, sizeof(info[0]));
+/* series: until tas-keep */
 	args.flags = 1;
+/* series: end */
+/* series: from tas-keep */
+	args.flags = DRM_TAS_GRAPH_INFO_RELEASE << 1;
+/* series: end */
 	EXPECT_EQ(-EINVAL, tas_ioctl(self->fd, DRM_IOCTL_TAS_GRAPH_INFO,
 				     &args));
 
@@ -3996,6 +4019,239 @@ TEST_F(tas, template_errors)
 	for (i = 0; i < 64; i++)
 		ASSERT_EQ(0, tas_template_destroy(self->fd, handles[i]));
 	ASSERT_EQ(0, tas_run_nop(self->fd));
+}
+
+/* series: end */
+/* series: from tas-keep-tests */
+
+static int tas_graph_info_flags(int fd, __u64 graph_id, __u32 flags,
+				struct drm_tas_node_info *info, __u32 count,
+				__u32 *done)
+{
+	struct drm_tas_graph_info args;
+	int ret;
+
+	memset(&args, 0, sizeof(args));
+	memset(info, 0, count * sizeof(*info));
+	args.graph_id = graph_id;
+	args.flags = flags;
+	tas_array_init(&args.nodes, info, count, sizeof(*info));
+	ret = tas_ioctl(fd, DRM_IOCTL_TAS_GRAPH_INFO, &args);
+	if (!ret && done)
+		*done = args.done;
+	return ret;
+}
+
+/*
+ * Reads graph @graph_id, of @count nodes, with GRAPH_INFO @flags once it is
+ * done; -ETIMEDOUT if it is not done within TAS_WAIT_NS.
+ */
+static int tas_read_done(int fd, __u64 graph_id, __u32 flags,
+			 struct drm_tas_node_info *info, __u32 count)
+{
+	__u64 deadline = tas_now_ns() + TAS_WAIT_NS;
+	__u32 done = 0;
+	int ret;
+
+	for (;;) {
+		ret = tas_graph_info_flags(fd, graph_id, flags, info, count,
+					   &done);
+		if (ret || done)
+			return ret;
+		if (tas_now_ns() > deadline)
+			return -ETIMEDOUT;
+		usleep(1000);
+	}
+}
+
+/* Submits a graph of one nop node of @duration_ns with @flags. */
+static int tas_submit_one(int fd, __u32 flags, __u64 duration_ns,
+			  __u64 *graph_id)
+{
+	struct drm_tas_node node;
+
+	tas_node_init(&node, 0, DRM_TAS_OP_NOP, duration_ns);
+	return tas_submit_flags(fd, flags, &node, 1, NULL, 0, NULL, 0, NULL, 0,
+				graph_id);
+}
+
+/*
+ * Graphs submitted with DRM_TAS_SUBMIT_KEEP outlive the history of the last
+ * 64 graphs, until GRAPH_INFO releases them; the history still forgets the
+ * others.
+ */
+TEST_F(tas, keep_outlives_history)
+{
+	__u64 kept[3], first = 0, last = 0;
+	struct drm_tas_node_info info;
+	__u32 done = 0;
+	unsigned int i;
+
+	for (i = 0; i < 3; i++)
+		ASSERT_EQ(0, tas_submit_one(self->fd, DRM_TAS_SUBMIT_KEEP, 0,
+					    &kept[i]));
+	for (i = 0; i < 70; i++)
+		ASSERT_EQ(0, tas_submit_one(self->fd, 0, 0, i ? &last : &first));
+
+	EXPECT_EQ(-ENOENT, tas_graph_info(self->fd, first, &info, 1, &done));
+	ASSERT_EQ(0, tas_read_done(self->fd, last, 0, &info, 1));
+	for (i = 0; i < 3; i++) {
+		ASSERT_EQ(0, tas_read_done(self->fd, kept[i], 0, &info, 1));
+		EXPECT_EQ(0, info.error);
+		EXPECT_NE(0ULL, info.finished_ns);
+	}
+
+	/* Read and released, then gone; the others stay. */
+	ASSERT_EQ(0, tas_graph_info_flags(self->fd, kept[0],
+					  DRM_TAS_GRAPH_INFO_RELEASE, &info, 1,
+					  &done));
+	EXPECT_EQ(1U, done);
+	EXPECT_NE(0ULL, info.finished_ns);
+	EXPECT_EQ(-ENOENT, tas_graph_info(self->fd, kept[0], &info, 1, &done));
+	EXPECT_EQ(0, tas_graph_info(self->fd, kept[1], &info, 1, &done));
+
+	/* A graph of the history can be released too. */
+	ASSERT_EQ(0, tas_graph_info_flags(self->fd, last,
+					  DRM_TAS_GRAPH_INFO_RELEASE, &info, 1,
+					  &done));
+	EXPECT_EQ(-ENOENT, tas_graph_info(self->fd, last, &info, 1, &done));
+
+	/* A failed read does not release: a wrong count is -EINVAL. */
+	EXPECT_EQ(-EINVAL, tas_graph_info_flags(self->fd, kept[1],
+						DRM_TAS_GRAPH_INFO_RELEASE,
+						&info, 2, &done));
+	EXPECT_EQ(0, tas_graph_info(self->fd, kept[1], &info, 1, &done));
+}
+
+/* A release of a graph that is still running keeps its record. */
+TEST_F(tas, keep_release_running)
+{
+	struct drm_tas_node_info info;
+	struct drm_tas_sync signal;
+	struct drm_tas_node node;
+	__u32 syncobj, done = 1;
+	__u64 graph_id;
+
+	ASSERT_EQ(0, tas_syncobj_create(self->fd, 0, &syncobj));
+	tas_node_init(&node, 0, DRM_TAS_OP_NOP, 300 * TAS_NSEC_PER_MSEC);
+	tas_sync_init(&signal, syncobj, DRM_TAS_NODE_GRAPH, 0);
+	ASSERT_EQ(0, tas_submit_flags(self->fd, DRM_TAS_SUBMIT_KEEP, &node, 1,
+				      NULL, 0, NULL, 0, &signal, 1, &graph_id));
+	ASSERT_EQ(0, tas_graph_info_flags(self->fd, graph_id,
+					  DRM_TAS_GRAPH_INFO_RELEASE, &info, 1,
+					  &done));
+	EXPECT_EQ(0U, done);
+	EXPECT_EQ(0ULL, info.finished_ns);
+	ASSERT_EQ(0, tas_syncobj_wait_graph(self->fd, syncobj));
+	ASSERT_EQ(0, tas_graph_info_flags(self->fd, graph_id,
+					  DRM_TAS_GRAPH_INFO_RELEASE, &info, 1,
+					  &done));
+	EXPECT_EQ(1U, done);
+	EXPECT_NE(0ULL, info.finished_ns);
+	EXPECT_EQ(-ENOENT, tas_graph_info(self->fd, graph_id, &info, 1, &done));
+	tas_syncobj_destroy(self->fd, syncobj);
+}
+
+/* A template launch with DRM_TAS_SUBMIT_KEEP keeps its record too. */
+TEST_F(tas, keep_template_launch)
+{
+	struct drm_tas_template_launch launch;
+	struct drm_tas_node_info info[2];
+	struct drm_tas_node nodes[2];
+	struct drm_tas_edge edge;
+	__u32 handle = 0;
+	unsigned int i;
+
+	tas_node_init(&nodes[0], 0, DRM_TAS_OP_NOP, 0);
+	tas_node_init(&nodes[1], self->num_rings - 1, DRM_TAS_OP_NOP, 0);
+	tas_edge_init(&edge, 0, 1);
+	ASSERT_EQ(0, tas_template_create(self->fd, nodes, 2, &edge, 1, &handle));
+	memset(&launch, 0, sizeof(launch));
+	launch.handle = handle;
+	launch.flags = DRM_TAS_SUBMIT_KEEP;
+	ASSERT_EQ(0, tas_ioctl(self->fd, DRM_IOCTL_TAS_TEMPLATE_LAUNCH,
+			       &launch));
+	for (i = 0; i < 70; i++)
+		ASSERT_EQ(0, tas_template_launch(self->fd, handle, NULL, 0,
+						 NULL, 0, NULL));
+	ASSERT_EQ(0, tas_read_done(self->fd, launch.graph_id, 0, info, 2));
+	EXPECT_NE(0ULL, info[1].finished_ns);
+	EXPECT_LE(info[0].finished_ns, info[1].started_ns);
+
+	/* Unknown launch flags. */
+	launch.flags = DRM_TAS_SUBMIT_KEEP << 1;
+	EXPECT_EQ(-EINVAL, tas_ioctl(self->fd, DRM_IOCTL_TAS_TEMPLATE_LAUNCH,
+				     &launch));
+	ASSERT_EQ(0, tas_template_destroy(self->fd, handle));
+}
+
+/*
+ * A file keeps at most 1024 graphs until they are read; beyond that,
+ * DRM_TAS_SUBMIT_KEEP fails with -ENOSPC before anything runs, and a release
+ * makes room again. Graphs without the flag are not limited by it.
+ */
+TEST_F(tas, keep_limit_graphs)
+{
+	struct drm_tas_node_info info;
+	__u64 *ids, graph_id;
+	__u32 done = 0;
+	unsigned int i;
+
+	ids = calloc(1024, sizeof(*ids));
+	ASSERT_NE(NULL, ids);
+	for (i = 0; i < 1024; i++)
+		ASSERT_EQ(0, tas_submit_one(self->fd, DRM_TAS_SUBMIT_KEEP, 0,
+					    &ids[i])) TH_LOG("graph %u", i);
+	EXPECT_EQ(-ENOSPC, tas_submit_one(self->fd, DRM_TAS_SUBMIT_KEEP, 0,
+					  &graph_id));
+	EXPECT_EQ(0, tas_submit_one(self->fd, 0, 0, &graph_id));
+	ASSERT_EQ(0, tas_read_done(self->fd, ids[0], DRM_TAS_GRAPH_INFO_RELEASE,
+				   &info, 1));
+	EXPECT_EQ(-ENOENT, tas_graph_info(self->fd, ids[0], &info, 1, &done));
+	EXPECT_EQ(0, tas_submit_one(self->fd, DRM_TAS_SUBMIT_KEEP, 0,
+				    &graph_id));
+	/* The oldest kept graph is still there. */
+	EXPECT_EQ(0, tas_graph_info(self->fd, ids[1], &info, 1, &done));
+	free(ids);
+}
+
+/*
+ * The kept graphs of a file have at most DRM_TAS_PARAM_MAX_KEPT_NODES nodes
+ * together.
+ */
+TEST_F(tas, keep_limit_nodes)
+{
+	__u64 max_nodes = 0, max_kept = 0, ids[4], graph_id;
+	struct drm_tas_node_info *info;
+	struct drm_tas_node *nodes;
+	__u32 done = 0;
+	unsigned int i, n;
+
+	ASSERT_EQ(0, tas_get_param(self->fd, DRM_TAS_PARAM_MAX_NODES, 0,
+				   &max_nodes));
+	ASSERT_EQ(0, tas_get_param(self->fd, DRM_TAS_PARAM_MAX_KEPT_NODES, 0,
+				   &max_kept));
+	n = max_kept / max_nodes;
+	ASSERT_EQ(max_kept, n * max_nodes);
+	ASSERT_LE(n, ARRAY_SIZE(ids));
+	nodes = tas_nop_nodes(max_nodes, self->num_rings);
+	info = calloc(max_nodes, sizeof(*info));
+	ASSERT_NE(NULL, nodes);
+	ASSERT_NE(NULL, info);
+	for (i = 0; i < n; i++)
+		ASSERT_EQ(0, tas_submit_flags(self->fd, DRM_TAS_SUBMIT_KEEP, nodes,
+					      max_nodes, NULL, 0, NULL, 0, NULL,
+					      0, &ids[i])) TH_LOG("graph %u", i);
+	EXPECT_EQ(-ENOSPC, tas_submit_one(self->fd, DRM_TAS_SUBMIT_KEEP, 0,
+					  &graph_id));
+	ASSERT_EQ(0, tas_read_done(self->fd, ids[0], DRM_TAS_GRAPH_INFO_RELEASE,
+				   info, max_nodes));
+	EXPECT_EQ(-ENOENT, tas_graph_info(self->fd, ids[0], info, max_nodes,
+					  &done));
+	EXPECT_EQ(0, tas_submit_one(self->fd, DRM_TAS_SUBMIT_KEEP, 0,
+				    &graph_id));
+	free(info);
+	free(nodes);
 }
 
 /* series: end */

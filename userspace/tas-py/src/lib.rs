@@ -175,22 +175,34 @@ impl Device {
     }
 
     /// Submits `graph` and returns its id; `fifo` selects the stock
-    /// dispatch. May block (without the GIL) until the file has room.
-    #[pyo3(signature = (graph, fifo = false))]
-    fn submit(&self, py: Python<'_>, graph: &Graph, fifo: bool) -> PyResult<u64> {
-        let flags = if fifo {
-            tas::SubmitFlags::FIFO
-        } else {
-            tas::SubmitFlags::empty()
-        };
+    /// dispatch; `keep` keeps its record until `graph_info(...,
+    /// release=True)` reads it. May block (without the GIL) until the file
+    /// has room.
+    #[pyo3(signature = (graph, fifo = false, keep = false))]
+    fn submit(&self, py: Python<'_>, graph: &Graph, fifo: bool, keep: bool) -> PyResult<u64> {
+        let mut flags = tas::SubmitFlags::empty();
+        flags.set(tas::SubmitFlags::FIFO, fifo);
+        flags.set(tas::SubmitFlags::KEEP, keep);
         let g = &graph.0;
         check(py.detach(|| self.0.submit(g, flags)))
     }
 
     /// The per-node results of graph `graph_id`, which has `node_count`
-    /// nodes.
-    fn graph_info(&self, py: Python<'_>, graph_id: u64, node_count: u32) -> PyResult<GraphInfo> {
-        GraphInfo::new(py, check(self.0.graph_info(graph_id, node_count))?)
+    /// nodes; with `release`, the record is forgotten if the graph is done.
+    #[pyo3(signature = (graph_id, node_count, release = false))]
+    fn graph_info(
+        &self,
+        py: Python<'_>,
+        graph_id: u64,
+        node_count: u32,
+        release: bool,
+    ) -> PyResult<GraphInfo> {
+        let info = if release {
+            self.0.release_graph(graph_id, node_count)
+        } else {
+            self.0.graph_info(graph_id, node_count)
+        };
+        GraphInfo::new(py, check(info)?)
     }
 
     /// Makes `graph` (nodes and edges only) a template, launched with
@@ -203,14 +215,16 @@ impl Device {
 
     /// Launches `template` as a new graph and returns its id. `waits` and
     /// `signals` are lists of `(syncobj, point, node)`, `node` an index of
-    /// the template or `None` for the whole graph.
-    #[pyo3(signature = (template, waits = Vec::new(), signals = Vec::new()))]
+    /// the template or `None` for the whole graph; `keep` as for
+    /// `submit()`.
+    #[pyo3(signature = (template, waits = Vec::new(), signals = Vec::new(), keep = false))]
     fn launch(
         &self,
         py: Python<'_>,
         template: &Template,
         waits: Vec<(PyRef<'_, Syncobj>, u64, Option<u32>)>,
         signals: Vec<(PyRef<'_, Syncobj>, u64, Option<u32>)>,
+        keep: bool,
     ) -> PyResult<u64> {
         let enc = |v: &[(PyRef<'_, Syncobj>, u64, Option<u32>)]| -> Vec<_> {
             v.iter()
@@ -219,7 +233,9 @@ impl Device {
         };
         let (w, s) = (enc(&waits), enc(&signals));
         let t = template.0.get();
-        check(py.detach(|| self.0.launch(t, &w, &s)))
+        let mut flags = tas::SubmitFlags::empty();
+        flags.set(tas::SubmitFlags::KEEP, keep);
+        check(py.detach(|| self.0.launch_with(t, &w, &s, flags)))
     }
 }
 

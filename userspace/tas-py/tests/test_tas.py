@@ -11,6 +11,7 @@ import errno
 import os
 import struct
 import threading
+import time
 import unittest
 
 import tas
@@ -166,6 +167,36 @@ class DeviceTest(unittest.TestCase):
         with self.assertRaises(tas.Error) as cm:
             self.dev.launch(t, signals=[(s, 1, None)])
         self.assertEqual(cm.exception.errno, errno.EINVAL)
+
+    def test_keep_and_release(self):
+        # A kept graph outlives 70 later ones (the history keeps 64) until
+        # it is read with release=True.
+        self.assertEqual(self.dev.param("MAX_KEPT_NODES"), 65536)
+        g = tas.Graph()
+        g.nop(0)
+        kept = self.dev.submit(g, keep=True)
+        s = self.dev.syncobj()
+        t = self.dev.template(g)
+        kept_launch = self.dev.launch(t, keep=True)
+        first = self.dev.submit(g)
+        for _ in range(68):
+            self.dev.submit(g)
+        g.signal(s)
+        self.dev.submit(g)
+        s.wait(timeout=30)
+        with self.assertRaises(tas.Error) as cm:
+            self.dev.graph_info(first, 1)
+        self.assertEqual(cm.exception.errno, errno.ENOENT)
+        for gid in (kept, kept_launch):
+            deadline = tas.now_ns() + 30 * 10**9
+            while not self.dev.graph_info(gid, 1).done:
+                self.assertLess(tas.now_ns(), deadline)
+                time.sleep(0.001)
+            info = self.dev.graph_info(gid, 1, release=True)
+            self.assertTrue(info.done)
+            with self.assertRaises(tas.Error) as cm:
+                self.dev.graph_info(gid, 1)
+            self.assertEqual(cm.exception.errno, errno.ENOENT)
 
     def test_fifo_dispatch(self):
         s = self.dev.syncobj()

@@ -28,7 +28,7 @@ const DRI_DIR: &str = "/dev/dri";
 #[non_exhaustive]
 pub enum Param {
     /// Version of the TAS uAPI, incremented whenever an ioctl, a parameter
-    /// or a flag is added. Currently 4.
+    /// or a flag is added. Currently 5.
     Version = DRM_TAS_PARAM_VERSION,
     /// Number of rings of the virtual engine, 1 to 16.
     NumRings = DRM_TAS_PARAM_NUM_RINGS,
@@ -59,11 +59,15 @@ pub enum Param {
     /// Largest number of nodes of one file's templates together. Currently
     /// 65536. Since version 4.
     MaxTemplateNodes = DRM_TAS_PARAM_MAX_TEMPLATE_NODES,
+    /// Largest number of nodes of one file's graphs kept until they are
+    /// read ([`SubmitFlags::KEEP`](crate::SubmitFlags::KEEP)) together.
+    /// Currently 65536. Since version 5.
+    MaxKeptNodes = DRM_TAS_PARAM_MAX_KEPT_NODES,
 }
 
 impl Param {
     /// Every parameter this crate knows, in the header's order.
-    pub const ALL: [Param; 14] = [
+    pub const ALL: [Param; 15] = [
         Param::Version,
         Param::NumRings,
         Param::MaxNodes,
@@ -78,6 +82,7 @@ impl Param {
         Param::MaxStride,
         Param::MaxNodesInFlight,
         Param::MaxTemplateNodes,
+        Param::MaxKeptNodes,
     ];
 
     /// The `DRM_TAS_PARAM_*` value.
@@ -102,6 +107,7 @@ impl Param {
             Param::MaxStride => "MAX_STRIDE",
             Param::MaxNodesInFlight => "MAX_NODES_IN_FLIGHT",
             Param::MaxTemplateNodes => "MAX_TEMPLATE_NODES",
+            Param::MaxKeptNodes => "MAX_KEPT_NODES",
         }
     }
 }
@@ -350,6 +356,8 @@ impl Device {
     /// - `ENOENT`: an unknown buffer or syncobj handle.
     /// - `EFAULT`: the argument or an array that cannot be read.
     /// - `ENOMEM`: out of memory (or the memory cgroup is full).
+    /// - `ENOSPC`: [`SubmitFlags::KEEP`] when the file keeps 1024 graphs
+    ///   or [`Param::MaxKeptNodes`] nodes already.
     /// - `EINTR`: a signal ended the wait for a free place; this crate
     ///   restarts the call, as libdrm's `drmIoctl()` does.
     pub fn submit(&self, graph: &Graph, flags: SubmitFlags) -> Result<u64> {
@@ -366,13 +374,30 @@ impl Device {
     ///
     /// Errors (op `"GRAPH_INFO"`): `ENOENT` for an unknown graph (a file
     /// keeps the results of its last 64 graphs, and of those only the
-    /// latest ones with at most 65536 nodes together); `EINVAL` for a
-    /// `node_count` that differs from the graph's node count; `EFAULT`.
+    /// latest ones with at most 65536 nodes together, besides those kept
+    /// with [`SubmitFlags::KEEP`]); `EINVAL` for a `node_count` that
+    /// differs from the graph's node count; `EFAULT`.
     pub fn graph_info(&self, graph_id: u64, node_count: u32) -> Result<GraphInfo> {
+        self.read_graph(graph_id, node_count, 0)
+    }
+
+    /// As [`Device::graph_info`], and forgets the graph's record if the
+    /// graph is done ([`GraphInfo::done`]); the record of a graph still
+    /// running stays. This is how a graph submitted with
+    /// [`SubmitFlags::KEEP`](crate::SubmitFlags::KEEP) is released; any
+    /// other graph's record can be forgotten early the same way.
+    ///
+    /// Errors: as [`Device::graph_info`]; a failed call releases nothing.
+    pub fn release_graph(&self, graph_id: u64, node_count: u32) -> Result<GraphInfo> {
+        self.read_graph(graph_id, node_count, DRM_TAS_GRAPH_INFO_RELEASE)
+    }
+
+    fn read_graph(&self, graph_id: u64, node_count: u32, flags: u32) -> Result<GraphInfo> {
         let mut infos = vec![drm_tas_node_info::default(); node_count as usize];
         let mut args = drm_tas_graph_info {
             graph_id,
             nodes: array_mut("GRAPH_INFO", &mut infos)?,
+            flags,
             ..Default::default()
         };
         // SAFETY: the nodes array points to `infos`, `node_count` elements of
@@ -428,6 +453,23 @@ impl Device {
         waits: &[(SyncPoint, Target)],
         signals: &[(SyncPoint, Target)],
     ) -> Result<u64> {
+        self.launch_with(template, waits, signals, SubmitFlags::empty())
+    }
+
+    /// As [`Device::launch`], with `flags`: [`SubmitFlags::KEEP`] keeps the
+    /// launch's record until [`Device::release_graph`] reads it.
+    ///
+    /// Errors: as [`Device::launch`]; `EINVAL` for
+    /// [`SubmitFlags::FIFO`], which launches do not take; `ENOSPC` (op
+    /// `"TEMPLATE_LAUNCH"`) with [`SubmitFlags::KEEP`] when the file keeps
+    /// 1024 graphs or [`Param::MaxKeptNodes`] nodes already.
+    pub fn launch_with(
+        &self,
+        template: &Template<'_>,
+        waits: &[(SyncPoint, Target)],
+        signals: &[(SyncPoint, Target)],
+        flags: SubmitFlags,
+    ) -> Result<u64> {
         const OP: &str = "TEMPLATE_LAUNCH";
         if !core::ptr::eq(template.dev, self) {
             return Err(Error::new("launch", Errno::INVAL));
@@ -447,6 +489,7 @@ impl Device {
         let signals = encode(signals)?;
         let mut args = drm_tas_template_launch {
             handle: template.handle,
+            flags: flags.bits(),
             waits: array(OP, &waits)?,
             signals: array(OP, &signals)?,
             ..Default::default()
@@ -515,7 +558,7 @@ mod tests {
 
     #[test]
     fn params() {
-        assert_eq!(Param::ALL.len(), 14);
+        assert_eq!(Param::ALL.len(), 15);
         for (i, p) in Param::ALL.iter().enumerate() {
             assert_eq!(p.to_raw(), i as u32);
         }

@@ -351,6 +351,14 @@ bitflags! {
         /// topological order, and each ring starts its nodes in that order.
         /// Classes and gangs are ignored.
         const FIFO = DRM_TAS_SUBMIT_FIFO;
+        /// `DRM_TAS_SUBMIT_KEEP`: keep the graph's record until it is read
+        /// with [`Device::release_graph`](crate::Device::release_graph), not
+        /// only while it is among the file's last 64 graphs. A file keeps
+        /// at most 1024 graphs with
+        /// [`Param::MaxKeptNodes`](crate::Param::MaxKeptNodes) nodes
+        /// together (`ENOSPC` beyond). Also a flag of
+        /// [`Device::launch_with`](crate::Device::launch_with).
+        const KEEP = DRM_TAS_SUBMIT_KEEP;
     }
 }
 
@@ -795,8 +803,9 @@ mod tests {
         assert_eq!(SubmitFlags::FIFO.bits(), 1);
         assert_eq!(SubmitFlags::default().bits(), 0);
         assert_eq!(SubmitFlags::from_bits(1), Some(SubmitFlags::FIFO));
-        assert_eq!(SubmitFlags::from_bits(2), None);
-        assert_eq!(SubmitFlags::all(), SubmitFlags::FIFO);
+        assert_eq!(SubmitFlags::KEEP.bits(), 2);
+        assert_eq!(SubmitFlags::from_bits(4), None);
+        assert_eq!(SubmitFlags::all(), SubmitFlags::FIFO | SubmitFlags::KEEP);
     }
 
     #[test]

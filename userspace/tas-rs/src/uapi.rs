@@ -27,7 +27,7 @@ pub const DRM_COMMAND_BASE: u8 = 0x40;
 // enum drm_tas_param
 
 /// Version of the TAS uAPI, incremented whenever an ioctl, a parameter or a
-/// flag is added. Currently 4.
+/// flag is added. Currently 5.
 pub const DRM_TAS_PARAM_VERSION: u32 = 0;
 /// Number of rings (hardware queues) of the virtual engine, 1 to 16.
 pub const DRM_TAS_PARAM_NUM_RINGS: u32 = 1;
@@ -58,6 +58,9 @@ pub const DRM_TAS_PARAM_MAX_NODES_IN_FLIGHT: u32 = 12;
 /// Largest number of nodes of one file's templates together. Currently
 /// 65536. (Since version 4.)
 pub const DRM_TAS_PARAM_MAX_TEMPLATE_NODES: u32 = 13;
+/// Largest number of nodes of one file's graphs kept until they are read
+/// ([`DRM_TAS_SUBMIT_KEEP`]) together. Currently 65536. (Since version 5.)
+pub const DRM_TAS_PARAM_MAX_KEPT_NODES: u32 = 14;
 
 /// Argument of `DRM_IOCTL_TAS_GET_PARAM`.
 #[repr(C)]
@@ -229,6 +232,15 @@ pub struct drm_tas_array {
 /// Flag of [`drm_tas_submit_graph::flags`]: stock FIFO dispatch.
 pub const DRM_TAS_SUBMIT_FIFO: u32 = 1 << 0;
 
+/// Flag of [`drm_tas_submit_graph::flags`] and
+/// [`drm_tas_template_launch::flags`]: keep the graph's record until it is
+/// read with [`DRM_TAS_GRAPH_INFO_RELEASE`].
+pub const DRM_TAS_SUBMIT_KEEP: u32 = 1 << 1;
+
+/// Flag of [`drm_tas_graph_info::flags`]: forget the graph's record after
+/// reading it, if the graph is done.
+pub const DRM_TAS_GRAPH_INFO_RELEASE: u32 = 1 << 0;
+
 /// Argument of `DRM_IOCTL_TAS_SUBMIT_GRAPH`.
 #[repr(C)]
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -245,7 +257,8 @@ pub struct drm_tas_submit_graph {
     /// \[in\] [`drm_tas_sync`] array of points to signal, at most
     /// `DRM_TAS_PARAM_MAX_SIGNALS`.
     pub signals: drm_tas_array,
-    /// \[in\] Zero, or [`DRM_TAS_SUBMIT_FIFO`].
+    /// \[in\] Zero, or [`DRM_TAS_SUBMIT_FIFO`] and/or
+    /// [`DRM_TAS_SUBMIT_KEEP`].
     pub flags: u32,
     /// \[in\] Padding, must be zero.
     pub pad: u32,
@@ -284,7 +297,7 @@ pub struct drm_tas_graph_info {
     /// \[in\] [`drm_tas_node_info`] array to fill in, with exactly as many
     /// entries as the graph has nodes.
     pub nodes: drm_tas_array,
-    /// \[in\] Must be zero.
+    /// \[in\] Zero, or [`DRM_TAS_GRAPH_INFO_RELEASE`].
     pub flags: u32,
     /// \[out\] 1 if every node of the graph has finished, else 0.
     pub done: u32,
@@ -312,7 +325,7 @@ pub struct drm_tas_template_create {
 pub struct drm_tas_template_launch {
     /// \[in\] The template.
     pub handle: u32,
-    /// \[in\] Must be zero.
+    /// \[in\] Zero, or [`DRM_TAS_SUBMIT_KEEP`].
     pub flags: u32,
     /// \[in\] As [`drm_tas_submit_graph::waits`]; node indices refer to the
     /// template's nodes.
