@@ -584,7 +584,7 @@ impl drm::file::DriverFile for File {
                     list,
                     nodes: 0,
                     // series: from tas-keep
-                    kept: KVec::with_capacity(MAX_KEPT, GFP_KERNEL)?,
+                    kept: KVec::with_capacity(MAX_KEPT, client_gfp())?,
                     kept_nodes: 0,
                     // series: end
                 }),
