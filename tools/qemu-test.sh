@@ -153,43 +153,45 @@ if [ "$fuzz_seconds" -gt 0 ]; then
 	passed=$((passed + TAS_PASS))
 fi
 
-# The userspace library: its tests on the host, and its example in the guest.
-if [ "$userspace" -eq 1 ]; then
-	rs=$TAS_KOUT/tas-rs-test.log
-	if tas_test_rust "$rs"; then
-		echo "ok - tas-rs: cargo test: $(awk '/^test result: ok/ { n += $4 } END { print n }' "$rs") passed (unit tests, doctests, uAPI layout against the installed header)"
-		passed=$((passed + 1))
-	else
-		tail -n 30 "$rs" >&2
-		echo "not ok - tas-rs: cargo test failed (log in $rs)"
-		failed=$((failed + 1))
-		bad=1
-	fi
-	sed -n '/^TAS-RS-START$/,/^TAS-RS-END$/p' "$log" | grep -E '^(not )?ok |^tas-rs: (not )?ok'
-	tas_tap_totals "$log" TAS-RS-START TAS-RS-END >/dev/null
-	failed=$((failed + TAS_FAIL + TAS_SKIP + TAS_MISSING))
-	[ "$TAS_PASS" -eq 1 ] || bad=1
-	passed=$((passed + TAS_PASS))
-fi
+# host_test NAME LOG CMD: runs CMD LOG on the host as one test; prints
+# "ok - NAME: " and the counts of cargo's or unittest's summary in LOG, or
+# the end of LOG.
+host_test() {
+	local name=$1 log=$2
 
-# The Python module: its tests that need no device on the host, all of them
-# in the guest.
-if [ "$userspace" -eq 1 ]; then
-	pylog=$TAS_KOUT/tas-py-test.log
-	if tas_test_python "$pylog"; then
-		echo "ok - tas-py: $(grep -E '^Ran [0-9]+ tests' "$pylog") on the host, $(grep -E '^OK' "$pylog")"
+	if "$3" "$log"; then
+		echo "ok - $name: $(awk '/^test result: ok/ { n += $4 }
+			/^Ran [0-9]+ tests/ { r = $2 } /^OK/ { ok = $0 }
+			END { if (n) printf "%d passed", n; if (r) printf "%d run, %s", r, ok }' "$log")"
 		passed=$((passed + 1))
 	else
-		tail -n 30 "$pylog" >&2
-		echo "not ok - tas-py: host tests, rustfmt or clippy failed (log in $pylog)"
+		tail -n 30 "$log" >&2
+		echo "not ok - $name: failed (log in $log)"
 		failed=$((failed + 1))
 		bad=1
 	fi
-	sed -n '/^TAS-PY-START$/,/^TAS-PY-END$/p' "$log" | grep -E '^(not )?ok |^tas-py: .*(ERROR|FAIL)'
-	tas_tap_totals "$log" TAS-PY-START TAS-PY-END >/dev/null
+}
+
+# guest_tests START END COUNT: the COUNT tests the guest printed between
+# START and END; each must pass.
+guest_tests() {
+	sed -n "/^$1\$/,/^$2\$/p" "$log" | grep -E '^(not )?ok |^tas-(rs|py): .*(not ok|ERROR|FAIL)'  || true
+	tas_tap_totals "$log" "$1" "$2" >/dev/null
 	failed=$((failed + TAS_FAIL + TAS_SKIP + TAS_MISSING))
-	[ "$TAS_PASS" -eq 1 ] || bad=1
+	[ "$TAS_PASS" -eq "$3" ] || bad=1
 	passed=$((passed + TAS_PASS))
+}
+
+# The userspace library and the Python module on top of it: their tests on
+# the host (those of the module that need no device, with rustfmt and
+# clippy), then the library's example and all of the module's tests and its
+# example in the guest.
+if [ "$userspace" -eq 1 ]; then
+	host_test "tas-rs: cargo test (unit tests, doctests, uAPI layout against the installed header)" \
+		"$TAS_KOUT/tas-rs-test.log" tas_test_rust
+	host_test "tas-py: the tests without a device" "$TAS_KOUT/tas-py-test.log" tas_test_python
+	guest_tests TAS-RS-START TAS-RS-END 1
+	guest_tests TAS-PY-START TAS-PY-END 2
 fi
 
 # The demo's graph as pictures and a Perfetto trace: tas_viz.py's own tests,
