@@ -175,7 +175,7 @@ host_test() {
 # guest_tests START END COUNT: the COUNT tests the guest printed between
 # START and END; each must pass.
 guest_tests() {
-	sed -n "/^$1\$/,/^$2\$/p" "$log" | grep -E '^(not )?ok |^tas-(rs|py): .*(not ok|ERROR|FAIL)'  || true
+	sed -n "/^$1\$/,/^$2\$/p" "$log" | grep -E '^(not )?ok |^tas-(rs|py): .*(not ok|ERROR|FAIL)' || true
 	tas_tap_totals "$log" "$1" "$2" >/dev/null
 	failed=$((failed + TAS_FAIL + TAS_SKIP + TAS_MISSING))
 	[ "$TAS_PASS" -eq "$3" ] || bad=1
