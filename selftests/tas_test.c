@@ -440,6 +440,7 @@ static int tas_submit(int fd, const struct drm_tas_node *nodes,
 				waits, num_waits, signals, num_signals,
 				graph_id);
 }
+/* series: until tas-keep-tests */
 
 static int tas_graph_info(int fd, __u64 graph_id,
 			  struct drm_tas_node_info *info, __u32 count,
@@ -458,6 +459,35 @@ static int tas_graph_info(int fd, __u64 graph_id,
 		*done = args.done;
 	return ret;
 }
+/* series: end */
+/* series: from tas-keep-tests */
+
+static int tas_graph_info_flags(int fd, __u64 graph_id, __u32 flags,
+				struct drm_tas_node_info *info, __u32 count,
+				__u32 *done)
+{
+	struct drm_tas_graph_info args;
+	int ret;
+
+	memset(&args, 0, sizeof(args));
+	memset(info, 0, count * sizeof(*info));
+	args.graph_id = graph_id;
+	args.flags = flags;
+	tas_array_init(&args.nodes, info, count, sizeof(*info));
+
+	ret = tas_ioctl(fd, DRM_IOCTL_TAS_GRAPH_INFO, &args);
+	if (!ret && done)
+		*done = args.done;
+	return ret;
+}
+
+static int tas_graph_info(int fd, __u64 graph_id,
+			  struct drm_tas_node_info *info, __u32 count,
+			  __u32 *done)
+{
+	return tas_graph_info_flags(fd, graph_id, 0, info, count, done);
+}
+/* series: end */
 
 /*
  * Runs a one-node graph to completion, to prove that the device still
@@ -4023,25 +4053,6 @@ TEST_F(tas, template_errors)
 
 /* series: end */
 /* series: from tas-keep-tests */
-
-static int tas_graph_info_flags(int fd, __u64 graph_id, __u32 flags,
-				struct drm_tas_node_info *info, __u32 count,
-				__u32 *done)
-{
-	struct drm_tas_graph_info args;
-	int ret;
-
-	memset(&args, 0, sizeof(args));
-	memset(info, 0, count * sizeof(*info));
-	args.graph_id = graph_id;
-	args.flags = flags;
-	tas_array_init(&args.nodes, info, count, sizeof(*info));
-	ret = tas_ioctl(fd, DRM_IOCTL_TAS_GRAPH_INFO, &args);
-	if (!ret && done)
-		*done = args.done;
-	return ret;
-}
-
 /*
  * Reads graph @graph_id, of @count nodes, with GRAPH_INFO @flags once it is
  * done; -ETIMEDOUT if it is not done within TAS_WAIT_NS.
