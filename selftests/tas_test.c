@@ -4201,7 +4201,7 @@ TEST_F(tas, keep_template_launch)
  * DRM_TAS_SUBMIT_KEEP fails with -ENOSPC before anything runs, and a release
  * makes room again. Graphs without the flag are not limited by it.
  */
-TEST_F(tas, keep_limit_graphs)
+TEST_F_TIMEOUT(tas, keep_limit_graphs, 120)
 {
 	struct drm_tas_node_info info;
 	__u64 *ids, graph_id;
@@ -4228,9 +4228,10 @@ TEST_F(tas, keep_limit_graphs)
 
 /*
  * The kept graphs of a file have at most DRM_TAS_PARAM_MAX_KEPT_NODES nodes
- * together.
+ * together. Four graphs of the largest size run: minutes under KASAN in
+ * QEMU without KVM.
  */
-TEST_F(tas, keep_limit_nodes)
+TEST_F_TIMEOUT(tas, keep_limit_nodes, 300)
 {
 	__u64 max_nodes = 0, max_kept = 0, ids[4], graph_id;
 	struct drm_tas_node_info *info;
