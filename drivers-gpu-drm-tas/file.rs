@@ -935,6 +935,7 @@ impl File {
                 finished_ns,
                 error,
                 ring: node.exec.ring,
+                tag: node.tag,
             };
             // SAFETY: `drm_tas_node_info` is a plain structure of integers without padding.
             let bytes = unsafe {

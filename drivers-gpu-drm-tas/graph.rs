@@ -333,6 +333,8 @@ const MAX_MATMUL_DIM: u64 = 256;
 /// The result of a submitted node, kept for `GRAPH_INFO`.
 pub(crate) struct NodeRecord {
     pub(crate) exec: Arc<NodeExec>,
+    /// The node's `drm_tas_node.tag`.
+    pub(crate) tag: u64,
     // series: until tas-dispatch
     /// The scheduler's finished fence of the node.
     pub(crate) finished: ARef<Fence>,
@@ -942,10 +944,12 @@ pub(crate) fn instance(
             .nodes
             .push_within_capacity(NodeRecord {
                 exec: exec.clone(),
+                tag: node.tag,
                 finished: None,
             })
             .map_err(|_| ENOMEM)?;
-        let job = Job::new_shared(entity, 1, data, client_gfp())?;
+        let mut job = Job::new_shared(entity, 1, data, client_gfp())?;
+        job.set_tag(node.tag);
         // The completion token holds the node, which holds the token: only the job takes it
         // out again (when it is dropped or freed), so the token is set once the job exists and
         // nothing can fail any more. Set earlier, a failed allocation leaked the node and the
@@ -1093,6 +1097,7 @@ fn push_fifo(
         // series: end
         let entity = &*entities.fifo[ring];
         let mut job = Job::new(entity, 1, data, client_gfp())?;
+        job.set_tag(nodes[v].tag);
         for dep in exec.deps() {
             job.add_dependency(dep.clone())?;
         }
@@ -1136,6 +1141,7 @@ fn push_fifo(
         record.nodes.push(
             NodeRecord {
                 exec: execs[v].clone().ok_or(EINVAL)?,
+                tag: nodes[v].tag,
                 // series: until tas-dispatch
                 finished: finished[v].clone().ok_or(EINVAL)?,
                 // series: end

@@ -379,6 +379,15 @@ struct drm_tas_node {
 
 	/** @pad: [in] Padding, must be zero. */
 	__u32 pad;
+
+	/**
+	 * @tag: [in] Any value, for the caller to name the node by (a
+	 * framework's operation id, say). The kernel does not interpret it:
+	 * &DRM_IOCTL_TAS_GRAPH_INFO reports it in &drm_tas_node_info.tag, and
+	 * the scheduler's ``drm_sched_job_deps_resolved`` and
+	 * ``drm_sched_job_dispatch`` trace events carry it as ``tag``.
+	 */
+	__u64 tag;
 };
 
 /**
@@ -568,6 +577,8 @@ struct drm_tas_node_info {
 	__s32 error;
 	/** @ring: [out] The ring of the node. */
 	__u32 ring;
+	/** @tag: [out] The node's &drm_tas_node.tag. */
+	__u64 tag;
 };
 
 /**

@@ -2878,6 +2878,197 @@ TEST_F(tas, graph_info_other_file)
 	tas_syncobj_destroy(self->fd, syncobj);
 }
 
+/* The dispatch modes of SUBMIT_GRAPH: the tests below run under each. */
+static const __u32 tas_dispatch_flags[] = {
+	0,
+/* series: from tas-dispatch-tests */
+	DRM_TAS_SUBMIT_FIFO,
+/* series: end */
+};
+
+/* A node's tag: any 64-bit value, which one test also looks for in the trace. */
+static __u64 tas_tag(__u32 mode, __u32 node)
+{
+	return 0xfeedface00000000ull | (__u64)mode << 16 | node;
+}
+
+/*
+ * Submits a three-node chain over two rings whose nodes carry tas_tag(mode,
+ * i), and waits for it. Returns the graph id in @graph_id.
+ */
+static int tas_run_tagged(int fd, __u32 mode, __u64 *graph_id)
+{
+	struct drm_tas_node nodes[3];
+	struct drm_tas_edge edges[2];
+	struct drm_tas_sync signal;
+	__u32 syncobj, i;
+	int ret;
+
+	ret = tas_syncobj_create(fd, 0, &syncobj);
+	if (ret)
+		return ret;
+	for (i = 0; i < 3; i++) {
+		tas_node_init(&nodes[i], i % 2, DRM_TAS_OP_NOP, TAS_NSEC_PER_USEC);
+		nodes[i].tag = tas_tag(mode, i);
+	}
+	tas_edge_init(&edges[0], 0, 1);
+	tas_edge_init(&edges[1], 1, 2);
+	tas_sync_init(&signal, syncobj, DRM_TAS_NODE_GRAPH, 0);
+	ret = tas_submit_flags(fd, tas_dispatch_flags[mode], nodes, 3, edges, 2,
+			       NULL, 0, &signal, 1, graph_id);
+	if (!ret)
+		ret = tas_syncobj_wait_graph(fd, syncobj);
+	tas_syncobj_destroy(fd, syncobj);
+	return ret;
+}
+
+/* GRAPH_INFO gives each node's tag back, all 64 bits of it. */
+TEST_F(tas, node_tag_graph_info)
+{
+	struct drm_tas_node_info info[3];
+	__u32 mode, i, done;
+	__u64 graph_id;
+
+	for (mode = 0; mode < ARRAY_SIZE(tas_dispatch_flags); mode++) {
+		ASSERT_EQ(0, tas_run_tagged(self->fd, mode, &graph_id));
+		ASSERT_EQ(0, tas_graph_info(self->fd, graph_id, info, 3, &done));
+		EXPECT_EQ(1U, done);
+		for (i = 0; i < 3; i++) {
+			EXPECT_EQ(tas_tag(mode, i), info[i].tag);
+			EXPECT_EQ(0, info[i].error);
+		}
+	}
+}
+
+#define TAS_TRACE_INSTANCE	"/sys/kernel/tracing/instances/tas_test"
+
+static int tas_write_str(const char *path, const char *text)
+{
+	ssize_t len = strlen(text);
+	int fd, ret = 0;
+
+	fd = open(path, O_WRONLY | O_TRUNC);
+	if (fd < 0)
+		return -errno;
+	if (write(fd, text, len) != len)
+		ret = -EIO;
+	close(fd);
+	return ret;
+}
+
+static int tas_trace_events(const char *enable)
+{
+	static const char * const events[] = {
+		"drm_sched_job_deps_resolved", "drm_sched_job_dispatch",
+	};
+	char path[256];
+	unsigned int i;
+	int ret;
+
+	for (i = 0; i < ARRAY_SIZE(events); i++) {
+		snprintf(path, sizeof(path),
+			 TAS_TRACE_INSTANCE "/events/gpu_scheduler/%s/enable",
+			 events[i]);
+		ret = tas_write_str(path, enable);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+/* The text of the instance's trace buffer, NUL-terminated; free() it. */
+static char *tas_trace_read(void)
+{
+	size_t len = 0, cap = 1 << 16;
+	char *buf = malloc(cap);
+	ssize_t n;
+	int fd;
+
+	fd = open(TAS_TRACE_INSTANCE "/trace", O_RDONLY);
+	if (fd < 0 || !buf)
+		goto fail;
+	while ((n = read(fd, buf + len, cap - len - 1)) > 0) {
+		len += n;
+		if (cap - len == 1) {
+			char *bigger = realloc(buf, cap * 2);
+
+			if (!bigger)
+				goto fail;
+			buf = bigger;
+			cap *= 2;
+		}
+	}
+	if (n < 0)
+		goto fail;
+	buf[len] = '\0';
+	close(fd);
+	return buf;
+fail:
+	if (fd >= 0)
+		close(fd);
+	free(buf);
+	return NULL;
+}
+
+/* How many lines of @trace are @event events whose last field is tag=@tag. */
+static int tas_trace_count(const char *trace, const char *event, __u64 tag)
+{
+	const char *line, *end, *name;
+	char want[64];
+	size_t wlen;
+	int count = 0;
+
+	wlen = snprintf(want, sizeof(want), " tag=%llu", (unsigned long long)tag);
+	for (line = trace; *line; line = *end ? end + 1 : end) {
+		end = strchr(line, '\n');
+		if (!end)
+			end = line + strlen(line);
+		if ((size_t)(end - line) < wlen || memcmp(end - wlen, want, wlen))
+			continue;
+		name = strstr(line, event);
+		if (name && name < end)
+			count++;
+	}
+	return count;
+}
+
+/*
+ * The scheduler's latency trace events carry each node's tag: one
+ * drm_sched_job_deps_resolved and one drm_sched_job_dispatch event per node,
+ * recorded in a trace instance of the test's own.
+ */
+TEST_F(tas, node_tag_trace_events)
+{
+	__u32 mode, i;
+	__u64 graph_id;
+	char *trace;
+
+	if (mkdir(TAS_TRACE_INSTANCE, 0755) && errno != EEXIST)
+		SKIP(return, "no tracefs at /sys/kernel/tracing: %s",
+		     strerror(errno));
+	ASSERT_EQ(0, tas_write_str(TAS_TRACE_INSTANCE "/trace", ""));
+	ASSERT_EQ(0, tas_trace_events("1"));
+
+	for (mode = 0; mode < ARRAY_SIZE(tas_dispatch_flags); mode++)
+		ASSERT_EQ(0, tas_run_tagged(self->fd, mode, &graph_id));
+
+	ASSERT_EQ(0, tas_trace_events("0"));
+	trace = tas_trace_read();
+	ASSERT_NE(NULL, trace);
+	for (mode = 0; mode < ARRAY_SIZE(tas_dispatch_flags); mode++) {
+		for (i = 0; i < 3; i++) {
+			__u64 tag = tas_tag(mode, i);
+
+			EXPECT_EQ(1, tas_trace_count(trace, "drm_sched_job_deps_resolved:", tag))
+				TH_LOG("mode %u node %u", mode, i);
+			EXPECT_EQ(1, tas_trace_count(trace, "drm_sched_job_dispatch:", tag))
+				TH_LOG("mode %u node %u", mode, i);
+		}
+	}
+	free(trace);
+	EXPECT_EQ(0, rmdir(TAS_TRACE_INSTANCE));
+}
+
 /* A file keeps its last 64 graphs. */
 #define TAS_KEPT_GRAPHS		64
 
@@ -3966,7 +4157,10 @@ TEST_F_TIMEOUT(tas, template_launched_10000_times, 180)
 	munmap(mem, 3 * range);
 }
 
-/* Destroying a template with a launch in flight lets the launch complete. */
+/*
+ * Destroying a template with a launch in flight lets the launch complete, and
+ * the launch reports the tag its node was created with.
+ */
 TEST_F(tas, template_destroy_in_flight)
 {
 	struct drm_tas_node_info info;
@@ -3977,6 +4171,7 @@ TEST_F(tas, template_destroy_in_flight)
 
 	ASSERT_EQ(0, tas_syncobj_create(self->fd, 0, &syncobj));
 	tas_node_init(&node, 0, DRM_TAS_OP_NOP, 50 * TAS_NSEC_PER_MSEC);
+	node.tag = ~0ull;
 	ASSERT_EQ(0, tas_template_create(self->fd, &node, 1, NULL, 0, &handle));
 	tas_sync_init(&signal, syncobj, DRM_TAS_NODE_GRAPH, 0);
 	ASSERT_EQ(0, tas_template_launch(self->fd, handle, NULL, 0, &signal, 1,
@@ -3989,6 +4184,7 @@ TEST_F(tas, template_destroy_in_flight)
 	EXPECT_EQ(1U, done);
 	EXPECT_EQ(0, info.error);
 	EXPECT_GE(info.finished_ns - info.started_ns, 50 * TAS_NSEC_PER_MSEC);
+	EXPECT_EQ(~0ull, info.tag);
 	tas_syncobj_destroy(self->fd, syncobj);
 }
 
