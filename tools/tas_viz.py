@@ -361,6 +361,10 @@ def perfetto_trace(graph, nodes, edges, runs):
                 "ring wait_ns": max(0, t["started_ns"] - t["ready_ns"]),
                 "error": t["error"],
             }
+            if "tag" in t:
+                # The node's tag as GRAPH_INFO reported it (a framework's op
+                # id), as text: a tag may not fit Perfetto's signed integers.
+                args["tag"] = str(t["tag"])
             events.append((t["started_ns"], 2, ("begin", track_of[i], node["name"],
                                                 args, out_flows[i], in_flows[i])))
             events.append((t["finished_ns"], 1, ("end", track_of[i])))

@@ -39,7 +39,7 @@ def run(name, times):
         return T0 + x if x else 0
     return "".join(
         f'TAS-DATA {{"run":"{name}","node":{i},"queued_ns":{T0 + q},"ready_ns":{t(r)},'
-        f'"started_ns":{t(s)},"finished_ns":{t(f)},"error":{e}}}\r\n'
+        f'"started_ns":{t(s)},"finished_ns":{t(f)},"error":{e},"tag":{(i + 1) << 40}}}\r\n'
         for i, (q, r, s, f, e) in enumerate(times))
 
 
@@ -72,6 +72,16 @@ class VizTest(unittest.TestCase):
         # dispatcher run needs a second lane for the overlapping node 3.
         summary = self.check(self.trace())
         self.assertEqual(summary, "2 runs, 5 ring tracks, 7 slices, 5 flows, 4 counters")
+
+    def test_slices_carry_tags(self):
+        # Each slice names its node's tag from GRAPH_INFO, as text (a tag
+        # can exceed Perfetto's signed integers).
+        tags = set()
+        for p in self.trace().packet:
+            if p.track_event.type == TrackEvent.TYPE_SLICE_BEGIN:
+                args = {a.name: a for a in p.track_event.debug_annotations}
+                tags.add((args["node"].int_value, args["tag"].string_value))
+        self.assertEqual(tags, {(i, str((i + 1) << 40)) for i in range(4)})
 
     def test_critical_path(self):
         graph, nodes, edges, runs = self.parsed

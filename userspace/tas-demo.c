@@ -68,6 +68,7 @@ static const struct {
 struct job {
 	char fence[48];		/* "context:seqno" */
 	char ring[32];
+	unsigned long long tag;	/* the node's tag: its index + 1 in the graph */
 	int nevents;
 	int nfields;
 	struct {
@@ -78,6 +79,10 @@ struct job {
 
 static struct job jobs[MAX_JOBS];
 static int njobs;
+
+/* The names of the transformer's nodes, by tag - 1, for the per-job summary. */
+static char (*node_names)[TAS_NAME_LEN];
+static unsigned int num_node_names;
 
 static struct {
 	char name[48];
@@ -228,6 +233,8 @@ static int on_event(struct tep_event *event, struct tep_record *record,
 	raw = tep_get_field_raw(NULL, event, "name", record, &len, 0);
 	if (raw && len > 0)
 		snprintf(job->ring, sizeof(job->ring), "%.*s", len, raw);
+	if (!tep_get_field_val(NULL, event, "tag", record, &val, 0) && val)
+		job->tag = val;
 	fields = tep_event_fields(event);
 	for (i = 0; fields && fields[i]; i++) {
 		size_t klen = strlen(fields[i]->name);
@@ -288,6 +295,10 @@ static int show_trace(void)
 			with_ns++;
 		printf("job %-12s ring=%-16s events=%d", jobs[i].fence,
 		       jobs[i].ring[0] ? jobs[i].ring : "?", jobs[i].nevents);
+		if (jobs[i].tag)
+			printf(" tag=%llu (%s)", jobs[i].tag,
+			       jobs[i].tag <= num_node_names ?
+			       node_names[jobs[i].tag - 1] : "?");
 		for (j = 0; j < jobs[i].nfields; j++)
 			printf(" %s=%lld", jobs[i].fields[j].name,
 			       jobs[i].fields[j].value);
@@ -389,11 +400,12 @@ static void print_records(const struct tas_graph *g, const char *run,
 		return;
 	}
 	for (i = 0; i < g->n; i++)
-		printf("TAS-DATA {\"run\":\"%s\",\"node\":%u,\"queued_ns\":%llu,\"ready_ns\":%llu,\"started_ns\":%llu,\"finished_ns\":%llu,\"error\":%d}\n",
+		printf("TAS-DATA {\"run\":\"%s\",\"node\":%u,\"queued_ns\":%llu,\"ready_ns\":%llu,\"started_ns\":%llu,\"finished_ns\":%llu,\"error\":%d,\"tag\":%llu}\n",
 		       run, i, (unsigned long long)info[i].queued_ns,
 		       (unsigned long long)info[i].ready_ns,
 		       (unsigned long long)info[i].started_ns,
-		       (unsigned long long)info[i].finished_ns, info[i].error);
+		       (unsigned long long)info[i].finished_ns, info[i].error,
+		       (unsigned long long)info[i].tag);
 }
 
 /*
@@ -452,6 +464,10 @@ static int run_transformer(int fd)
 	print_records(&g, NULL, NULL);
 	print_records(&g, "fifo", fifo_info);
 	print_records(&g, "dispatcher", info);
+	/* Kept for the trace's per-job summary, which names jobs by their tag. */
+	node_names = g.names;
+	num_node_names = g.n;
+	g.names = NULL;
 	tas_graph_free(&g);
 	return 0;
 }
@@ -476,9 +492,12 @@ int main(int argc, char **argv)
 	if (fd >= 0)
 		close(fd);
 	/* "--no-trace": the graph only, for a kernel booted without events. */
-	if (argc == 2)
+	if (argc == 2) {
+		free(node_names);
 		return ret;
+	}
 	if (show_trace())
 		ret = 1;
+	free(node_names);
 	return ret;
 }

@@ -390,6 +390,8 @@ static void gen_node(struct fuzz_thread *t, struct drm_tas_node *n, bool mutate)
 	n->class = one_in(t, 20) ? DRM_TAS_CLASS_LATENCY :
 		   one_in(t, 3) ? DRM_TAS_CLASS_BATCH : DRM_TAS_CLASS_NORMAL;
 	n->duration_ns = rnd_below(t, 200000);
+	/* Any tag is valid: the kernel does not interpret it. */
+	n->tag = rnd(t);
 	bo = pick_bo(t, &size);
 	if (size >= 16384 && !one_in(t, 3)) {
 		switch (rnd_below(t, 4)) {

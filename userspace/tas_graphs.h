@@ -55,7 +55,10 @@ static inline void tas_graph_free(struct tas_graph *g)
 	memset(g, 0, sizeof(*g));
 }
 
-/* Adds a NOP node; the ring is taken modulo the graph's ring count. */
+/*
+ * Adds a NOP node; the ring is taken modulo the graph's ring count. Its tag is
+ * its index + 1, so that GRAPH_INFO and the trace events name it (0: untagged).
+ */
 static inline unsigned int tas_graph_node(struct tas_graph *g, unsigned int ring,
 					  __u64 duration_ns, const char *name)
 {
@@ -67,6 +70,7 @@ static inline unsigned int tas_graph_node(struct tas_graph *g, unsigned int ring
 	node->ring = ring % g->num_rings;
 	node->op = DRM_TAS_OP_NOP;
 	node->duration_ns = duration_ns;
+	node->tag = g->n + 1;
 	snprintf(g->names[g->n], TAS_NAME_LEN, "%s", name ? name : "");
 	return g->n++;
 }

@@ -360,7 +360,9 @@ impl Template {
 ///
 /// Each node constructor returns the node's index, which `edge()`, `wait()`
 /// and `signal()` take. `ring`, `duration_ns`, `cls` (`"normal"`,
-/// `"latency"`, `"batch"`) and `gang` (0: none) are common to all of them.
+/// `"latency"`, `"batch"`), `gang` (0: none) and `tag` (the caller's 64-bit
+/// name for the node, reported by `graph_info()` and carried by the
+/// scheduler's trace events) are common to all of them.
 #[pyclass(module = "tas")]
 #[derive(Default)]
 struct Graph(tas::Graph);
@@ -373,11 +375,13 @@ impl Graph {
         duration_ns: u64,
         cls: &str,
         gang: u32,
+        tag: u64,
     ) -> PyResult<u32> {
         let node = tas::Node::new(ring, op)
             .duration_ns(duration_ns)
             .class(class(cls)?)
-            .gang(gang);
+            .gang(gang)
+            .tag(tag);
         Ok(self.0.add(node).index())
     }
 }
@@ -394,13 +398,21 @@ impl Graph {
     }
 
     /// A node that only takes its duration.
-    #[pyo3(signature = (ring, duration_ns = 0, cls = "normal", gang = 0))]
-    fn nop(&mut self, ring: u32, duration_ns: u64, cls: &str, gang: u32) -> PyResult<u32> {
-        self.add(ring, tas::Op::Nop, duration_ns, cls, gang)
+    #[pyo3(signature = (ring, duration_ns = 0, cls = "normal", gang = 0, tag = 0))]
+    fn nop(
+        &mut self,
+        ring: u32,
+        duration_ns: u64,
+        cls: &str,
+        gang: u32,
+        tag: u64,
+    ) -> PyResult<u32> {
+        self.add(ring, tas::Op::Nop, duration_ns, cls, gang, tag)
     }
 
     /// A node that fills `dst` with the 32-bit `value`.
-    #[pyo3(signature = (ring, dst, value, duration_ns = 0, cls = "normal", gang = 0))]
+    #[pyo3(signature = (ring, dst, value, duration_ns = 0, cls = "normal", gang = 0, tag = 0))]
+    #[allow(clippy::too_many_arguments)]
     fn fill(
         &mut self,
         ring: u32,
@@ -409,16 +421,17 @@ impl Graph {
         duration_ns: u64,
         cls: &str,
         gang: u32,
+        tag: u64,
     ) -> PyResult<u32> {
         let op = tas::Op::Fill {
             dst: dst.get(),
             value,
         };
-        self.add(ring, op, duration_ns, cls, gang)
+        self.add(ring, op, duration_ns, cls, gang, tag)
     }
 
     /// A node that copies `src` to `dst`.
-    #[pyo3(signature = (ring, dst, src, duration_ns = 0, cls = "normal", gang = 0))]
+    #[pyo3(signature = (ring, dst, src, duration_ns = 0, cls = "normal", gang = 0, tag = 0))]
     #[allow(clippy::too_many_arguments)]
     fn copy(
         &mut self,
@@ -428,16 +441,17 @@ impl Graph {
         duration_ns: u64,
         cls: &str,
         gang: u32,
+        tag: u64,
     ) -> PyResult<u32> {
         let op = tas::Op::Copy {
             dst: dst.get(),
             src: src.get(),
         };
-        self.add(ring, op, duration_ns, cls, gang)
+        self.add(ring, op, duration_ns, cls, gang, tag)
     }
 
     /// A node that adds `a` and `b` element-wise (32-bit) into `dst`.
-    #[pyo3(signature = (ring, dst, a, b, duration_ns = 0, cls = "normal", gang = 0))]
+    #[pyo3(signature = (ring, dst, a, b, duration_ns = 0, cls = "normal", gang = 0, tag = 0))]
     #[allow(clippy::too_many_arguments)]
     fn add_u32(
         &mut self,
@@ -448,18 +462,19 @@ impl Graph {
         duration_ns: u64,
         cls: &str,
         gang: u32,
+        tag: u64,
     ) -> PyResult<u32> {
         let op = tas::Op::Add {
             dst: dst.get(),
             a: a.get(),
             b: b.get(),
         };
-        self.add(ring, op, duration_ns, cls, gang)
+        self.add(ring, op, duration_ns, cls, gang, tag)
     }
 
     /// A node that multiplies the 32-bit matrices `a` (`m` x `k`) and `b`
     /// (`k` x `n`) into `dst` (`m` x `n`).
-    #[pyo3(signature = (ring, dst, a, b, m, n, k, duration_ns = 0, cls = "normal", gang = 0))]
+    #[pyo3(signature = (ring, dst, a, b, m, n, k, duration_ns = 0, cls = "normal", gang = 0, tag = 0))]
     #[allow(clippy::too_many_arguments)]
     fn matmul(
         &mut self,
@@ -473,6 +488,7 @@ impl Graph {
         duration_ns: u64,
         cls: &str,
         gang: u32,
+        tag: u64,
     ) -> PyResult<u32> {
         let op = tas::Op::MatMul {
             dst: dst.get(),
@@ -482,7 +498,7 @@ impl Graph {
             n,
             k,
         };
-        self.add(ring, op, duration_ns, cls, gang)
+        self.add(ring, op, duration_ns, cls, gang, tag)
     }
 
     /// The dependency "`to` starts after `src` has finished".
@@ -509,7 +525,7 @@ impl Graph {
 }
 
 /// The result of one node: CLOCK_MONOTONIC timestamps in ns (0: not
-/// reached), its errno or `None`, and its ring.
+/// reached), its errno or `None`, its ring and its tag.
 #[pyclass(frozen, get_all, module = "tas")]
 struct NodeInfo {
     queued_ns: u64,
@@ -518,6 +534,7 @@ struct NodeInfo {
     finished_ns: u64,
     error: Option<i32>,
     ring: u32,
+    tag: u64,
     exec_ns: u64,
 }
 
@@ -530,6 +547,7 @@ impl From<&tas::NodeInfo> for NodeInfo {
             finished_ns: n.finished_ns,
             error: n.error.map(|e| e.raw_os_error()),
             ring: n.ring,
+            tag: n.tag,
             exec_ns: n.exec_ns(),
         }
     }

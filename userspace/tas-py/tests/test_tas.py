@@ -35,6 +35,15 @@ class GraphTest(unittest.TestCase):
         self.assertIn("Graph::edge", str(cm.exception))
         self.assertIsInstance(cm.exception, OSError)
 
+    def test_tag_is_64_bit(self):
+        g = tas.Graph()
+        self.assertEqual(g.nop(0, tag=2**64 - 1), 0)
+        with self.assertRaises(OverflowError):
+            g.nop(0, tag=2**64)
+        with self.assertRaises(OverflowError):
+            g.nop(0, tag=-1)
+        self.assertEqual(len(g), 1)
+
     def test_unknown_class(self):
         with self.assertRaises(ValueError):
             tas.Graph().nop(0, cls="urgent")
@@ -84,6 +93,20 @@ class DeviceTest(unittest.TestCase):
         self.assertEqual((a.error, b.error), (None, None))
         self.assertGreaterEqual(a.exec_ns, MS)
         self.assertLessEqual(a.finished_ns, b.started_ns)
+
+    def test_tags(self):
+        # A framework names its nodes by op id; GRAPH_INFO gives the names back.
+        done = self.dev.syncobj()
+        g = tas.Graph()
+        a = g.nop(0, MS, tag=2**64 - 1)
+        b = g.nop(1, MS, tag=0x7A5)
+        g.nop(0)
+        g.edge(a, b)
+        g.signal(done)
+        gid = self.dev.submit(g)
+        done.wait(timeout=30)
+        info = self.dev.graph_info(gid, len(g))
+        self.assertEqual([n.tag for n in info.nodes], [2**64 - 1, 0x7A5, 0])
 
     def test_matmul(self):
         bo = self.dev.bo(4096)

@@ -134,6 +134,8 @@ pub struct NodeInfo {
     pub error: Option<Errno>,
     /// The ring of the node.
     pub ring: u32,
+    /// The node's tag, as submitted.
+    pub tag: u64,
 }
 
 impl NodeInfo {
@@ -147,6 +149,7 @@ impl NodeInfo {
             error: (raw.error != 0)
                 .then(|| Errno::from_raw_os_error(raw.error.unsigned_abs() as i32)),
             ring: raw.ring,
+            tag: raw.tag,
         }
     }
 
@@ -575,10 +578,12 @@ mod tests {
             finished_ns: 10,
             error: -(Errno::TIMEDOUT.raw_os_error()),
             ring: 2,
+            tag: u64::MAX - 1,
         };
         let n = NodeInfo::from_raw(&raw);
         assert_eq!(n.error, Some(Errno::TIMEDOUT));
         assert_eq!(n.ring, 2);
+        assert_eq!(n.tag, u64::MAX - 1);
         assert_eq!(n.exec_ns(), 7);
         let ok = NodeInfo::from_raw(&drm_tas_node_info::default());
         assert_eq!(ok.error, None);

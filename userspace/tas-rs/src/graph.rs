@@ -187,8 +187,10 @@ pub enum Class {
 /// let node = Node::new(1, Op::Nop)
 ///     .duration(Duration::from_millis(2))
 ///     .class(Class::Batch)
-///     .gang(7);
+///     .gang(7)
+///     .tag(0x51);
 /// assert_eq!(node.to_raw().duration_ns, 2_000_000);
+/// assert_eq!(node.to_raw().tag, 0x51);
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct Node {
@@ -204,6 +206,10 @@ pub struct Node {
     /// Gang id, 0 for none. Nodes of a graph with the same non-zero id must
     /// be on different rings; they start together, or not at all.
     pub gang: u32,
+    /// The caller's name for the node (a framework's operation id, say),
+    /// reported by [`GraphInfo`](crate::GraphInfo) and carried by the
+    /// scheduler's trace events as `tag`.
+    pub tag: u64,
 }
 
 impl Node {
@@ -215,6 +221,7 @@ impl Node {
             duration_ns: 0,
             class: Class::Normal,
             gang: 0,
+            tag: 0,
         }
     }
 
@@ -242,6 +249,12 @@ impl Node {
         self
     }
 
+    /// Sets the tag, the caller's name for the node.
+    pub const fn tag(mut self, tag: u64) -> Self {
+        self.tag = tag;
+        self
+    }
+
     /// The uAPI form of the node.
     pub const fn to_raw(&self) -> drm_tas_node {
         let f = self.op.encode();
@@ -256,6 +269,7 @@ impl Node {
             imm: f.imm,
             flags: 0,
             pad: 0,
+            tag: self.tag,
         }
     }
 }
@@ -773,7 +787,7 @@ mod tests {
         assert_eq!(args.extensions, 0);
         assert_eq!(args.nodes.ptr, g.nodes().as_ptr() as u64);
         assert_eq!(args.nodes.count, 3);
-        assert_eq!(args.nodes.stride, 112);
+        assert_eq!(args.nodes.stride, 120);
         assert_eq!(args.edges.ptr, g.edges().as_ptr() as u64);
         assert_eq!(args.edges.count, 2);
         assert_eq!(args.edges.stride, 8);
@@ -812,7 +826,7 @@ mod tests {
     fn array_stride_of_type() {
         let infos = [drm_tas_node_info::default(); 4];
         let a = array("x", &infos).unwrap();
-        assert_eq!((a.count, a.stride), (4, 40));
+        assert_eq!((a.count, a.stride), (4, 48));
         let empty: [drm_tas_edge; 0] = [];
         assert_eq!(array("x", &empty).unwrap(), drm_tas_array::default());
     }

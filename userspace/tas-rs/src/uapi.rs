@@ -175,6 +175,10 @@ pub struct drm_tas_node {
     pub flags: u32,
     /// \[in\] Padding, must be zero.
     pub pad: u32,
+    /// \[in\] Any value, for the caller to name the node by (a framework's
+    /// operation id, say): `DRM_IOCTL_TAS_GRAPH_INFO` reports it, and the
+    /// scheduler's latency trace events carry it as `tag`.
+    pub tag: u64,
 }
 
 /// A dependency: node `to` starts after node `from` has finished. Nodes are
@@ -286,6 +290,8 @@ pub struct drm_tas_node_info {
     pub error: i32,
     /// \[out\] The ring of the node.
     pub ring: u32,
+    /// \[out\] The node's tag.
+    pub tag: u64,
 }
 
 /// Argument of `DRM_IOCTL_TAS_GRAPH_INFO`.
@@ -396,12 +402,12 @@ const _: () = assert!(size_of::<drm_tas_get_param>() == 16);
 const _: () = assert!(size_of::<drm_tas_bo_create>() == 16);
 const _: () = assert!(size_of::<drm_tas_bo_mmap_offset>() == 16);
 const _: () = assert!(size_of::<drm_tas_buf>() == 24);
-const _: () = assert!(size_of::<drm_tas_node>() == 112);
+const _: () = assert!(size_of::<drm_tas_node>() == 120);
 const _: () = assert!(size_of::<drm_tas_edge>() == 8);
 const _: () = assert!(size_of::<drm_tas_sync>() == 24);
 const _: () = assert!(size_of::<drm_tas_array>() == 16);
 const _: () = assert!(size_of::<drm_tas_submit_graph>() == 88);
-const _: () = assert!(size_of::<drm_tas_node_info>() == 40);
+const _: () = assert!(size_of::<drm_tas_node_info>() == 48);
 const _: () = assert!(size_of::<drm_tas_graph_info>() == 32);
 const _: () = assert!(size_of::<drm_tas_template_create>() == 48);
 const _: () = assert!(size_of::<drm_tas_template_launch>() == 48);

@@ -19,7 +19,7 @@ use tas::uapi::*;
 const HOWTO: &str = "\
 set TAS_UAPI_HEADER to the final tas_drm.h without staging markers and \
 TAS_UAPI_INCLUDE to installed kernel uAPI headers, e.g. from the TAS tree:
-    /root/.cache/tas/tools/venv/bin/python tools/series.py show 31 include-uapi/tas_drm.h > /tmp/tas_drm.h
+    /root/.cache/tas/tools/venv/bin/python tools/series.py show 33 include-uapi/tas_drm.h > /tmp/tas_drm.h
     TAS_UAPI_HEADER=/tmp/tas_drm.h TAS_UAPI_INCLUDE=/root/.cache/tas/out/x86/usr/include cargo test";
 
 struct Struct {
@@ -78,6 +78,7 @@ fn structs() -> Vec<Struct> {
             imm,
             flags,
             pad,
+            tag,
         }),
         layout!(drm_tas_edge { from, to }),
         layout!(drm_tas_sync {
@@ -105,6 +106,7 @@ fn structs() -> Vec<Struct> {
             finished_ns,
             error,
             ring,
+            tag,
         }),
         layout!(drm_tas_graph_info {
             graph_id,
