@@ -254,7 +254,8 @@ struct Graphs {
     /// The nodes of the graphs in `list`.
     nodes: usize,
     // series: from tas-keep
-    /// The graphs kept until they are released, with room for [`MAX_KEPT`] of them.
+    /// The graphs kept until they are released, at most [`MAX_KEPT`]; empty and without an
+    /// allocation until the file keeps a graph.
     kept: KVec<(u64, Arc<GraphRecord>)>,
     /// The nodes of the graphs in `kept`.
     kept_nodes: usize,
@@ -272,13 +273,15 @@ impl Graphs {
 
     // series: from tas-keep
     /// Checks, before the point of no return, that a graph of `nodes` nodes (a count from
-    /// userspace) can be kept until it is read. Submissions of a file hold the lock of
+    /// userspace) can be kept until it is read, and makes room for its record in `kept`,
+    /// which grows only for files that keep graphs. Submissions of a file hold the lock of
     /// `self` until they have added their record, so the room stays free until then.
-    fn check_keep(&self, nodes: u32) -> Result {
+    fn check_keep(&mut self, nodes: u32) -> Result {
         let nodes = nodes as usize;
         if self.kept.len() >= MAX_KEPT || nodes > MAX_KEPT_NODES - self.kept_nodes {
             return Err(ENOSPC);
         }
+        self.kept.reserve(1, client_gfp())?;
         Ok(())
     }
 
@@ -320,11 +323,14 @@ impl Graphs {
         let id = self.next_id;
         let nodes = record.nodes.len();
         if keep {
-            self.kept_nodes += nodes;
-            // Cannot fail: `check_keep()` found room under the same lock.
-            let _ = self
+            // Cannot fail: `check_keep()` made room under the same lock.
+            if self
                 .kept
-                .push_within_capacity((id, room.write(record).into()));
+                .push_within_capacity((id, room.write(record).into()))
+                .is_ok()
+            {
+                self.kept_nodes += nodes;
+            }
             self.next_id = id.wrapping_add(1);
             return id;
         }
@@ -584,7 +590,7 @@ impl drm::file::DriverFile for File {
                     list,
                     nodes: 0,
                     // series: from tas-keep
-                    kept: KVec::with_capacity(MAX_KEPT, client_gfp())?,
+                    kept: KVec::new(),
                     kept_nodes: 0,
                     // series: end
                 }),
@@ -725,7 +731,8 @@ impl File {
         };
         // series: from tas-keep
         let keep = args.flags & uapi::DRM_TAS_SUBMIT_KEEP != 0;
-        if keep {
+        // Unknown flags fail with `EINVAL` in the checks, also on a file without room.
+        if keep && args.flags & !(uapi::DRM_TAS_SUBMIT_FIFO | uapi::DRM_TAS_SUBMIT_KEEP) == 0 {
             // A count above the per-graph limit fails with `E2BIG` in the checks instead.
             let count = Some(args.nodes.count).filter(|&n| u64::from(n) <= MAX_NODES);
             graphs.check_keep(count.unwrap_or(0))?;

@@ -902,7 +902,7 @@ pub(crate) fn instance(
         )?;
     }
     // series: end
-    let inst = disp.instance(plan, |v, tag| {
+    let inst = disp.instance(plan, |v, launch| {
         let node = nodes.get(v as usize).ok_or(EINVAL)?;
         // series: from tas-classes
         let class = class(node);
@@ -954,7 +954,7 @@ pub(crate) fn instance(
         // out again (when it is dropped or freed), so the token is set once the job exists and
         // nothing can fail any more. Set earlier, a failed allocation leaked the node and the
         // buffers of its operation.
-        exec.set_done(disp.done(tag, v, exec.clone()));
+        exec.set_done(disp.done(launch, v, exec.clone()));
         Ok(NodeInit { job, exec })
     })?;
     Ok((inst, record))

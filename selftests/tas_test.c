@@ -3044,7 +3044,7 @@ TEST_F(tas, node_tag_trace_events)
 	char *trace;
 
 	if (mkdir(TAS_TRACE_INSTANCE, 0755) && errno != EEXIST)
-		SKIP(return, "no tracefs at /sys/kernel/tracing: %s",
+		SKIP(return, "cannot create a trace instance (tracefs at /sys/kernel/tracing?): %s",
 		     strerror(errno));
 	ASSERT_EQ(0, tas_write_str(TAS_TRACE_INSTANCE "/trace", ""));
 	ASSERT_EQ(0, tas_trace_events("1"));
@@ -4411,6 +4411,9 @@ TEST_F_TIMEOUT(tas, keep_limit_graphs, 120)
 					    &ids[i])) TH_LOG("graph %u", i);
 	EXPECT_EQ(-ENOSPC, tas_submit_one(self->fd, DRM_TAS_SUBMIT_KEEP, 0,
 					  &graph_id));
+	/* Unknown flags are -EINVAL, whatever room is left. */
+	EXPECT_EQ(-EINVAL, tas_submit_one(self->fd, DRM_TAS_SUBMIT_KEEP |
+					  DRM_TAS_SUBMIT_KEEP << 1, 0, &graph_id));
 	EXPECT_EQ(0, tas_submit_one(self->fd, 0, 0, &graph_id));
 	ASSERT_EQ(0, tas_read_done(self->fd, ids[0], DRM_TAS_GRAPH_INFO_RELEASE,
 				   &info, 1));

@@ -32,6 +32,7 @@ struct trace_test_rec {
 	u64 client_id;
 	int prio;
 	u32 chain_depth;
+	u64 tag;
 	s64 deps_ns;
 	s64 wait_ns;
 	s64 ready_ns;
@@ -62,6 +63,7 @@ static void trace_test_record(struct trace_test_log *log,
 	rec->client_id = job->s_fence->drm_client_id;
 	rec->prio = job->s_priority;
 	rec->chain_depth = job->chain_depth;
+	rec->tag = job->tag;
 	rec->deps_ns = drm_sched_job_deps_ns(job);
 	rec->wait_ns = drm_sched_job_wait_ns(job);
 	rec->ready_ns = ktime_to_ns(ktime_sub(job->dispatch_ts, job->deps_resolved_ts));
@@ -226,6 +228,9 @@ static void trace_test_resolved_at_push(struct kunit *test, struct dma_fence *de
 	trace_test_check_job(test, log, job);
 	KUNIT_EXPECT_EQ(test, log->recs[trace_test_find(log, TRACE_DISPATCH,
 							&job->base)].deps_ns, 0);
+	/* A driver that sets no tag: drm_sched_job_init() zeroed it. */
+	KUNIT_EXPECT_EQ(test, log->recs[trace_test_find(log, TRACE_DISPATCH,
+							&job->base)].tag, 0);
 	KUNIT_EXPECT_EQ(test, ktime_compare(job->base.deps_resolved_ts,
 					    job->base.submit_ts), 0);
 
@@ -368,9 +373,9 @@ static void drm_sched_trace_cross_sched_dep(struct kunit *test)
 
 /*
  * A job its driver held back: queued 3 * TRACE_TEST_DELAY_MS before the push
- * and ready TRACE_TEST_DELAY_MS before it, at chain depth 7. The events
- * measure from the driver's queueing: deps_ns is exactly the driver's wait
- * for the dependencies, ready_ns at least the time from ready to push.
+ * and ready TRACE_TEST_DELAY_MS before it, at chain depth 7, with a tag. The
+ * events measure from the driver's queueing: deps_ns is exactly the driver's
+ * wait for the dependencies, ready_ns at least the time from ready to push.
  */
 static void drm_sched_trace_graph_info(struct kunit *test)
 {
@@ -386,12 +391,14 @@ static void drm_sched_trace_graph_info(struct kunit *test)
 	job = drm_mock_sched_job_new(test, entity);
 	drm_sched_job_set_graph_info(&job->base, ktime_sub_ns(now, 3 * delay),
 				     ktime_sub_ns(now, delay), 7);
+	job->base.tag = 0xfeedfacecafef00dULL;
 	drm_mock_sched_job_submit(job);
 	KUNIT_ASSERT_TRUE(test, drm_mock_sched_job_wait_scheduled(job, HZ));
 
 	trace_test_check_job(test, log, job);
 	rec = &log->recs[trace_test_find(log, TRACE_DISPATCH, &job->base)];
 	KUNIT_EXPECT_EQ(test, rec->chain_depth, 7);
+	KUNIT_EXPECT_EQ(test, rec->tag, 0xfeedfacecafef00dULL);
 	KUNIT_EXPECT_EQ(test, rec->deps_ns, 2 * delay);
 	KUNIT_EXPECT_GE(test, rec->ready_ns, delay);
 	KUNIT_EXPECT_GE(test, rec->wait_ns, 3 * delay);
