@@ -648,6 +648,7 @@ impl File {
             uapi::drm_tas_param_DRM_TAS_PARAM_MAX_TEMPLATE_NODES => MAX_TEMPLATE_NODES,
             // series: from tas-keep
             uapi::drm_tas_param_DRM_TAS_PARAM_MAX_KEPT_NODES => MAX_KEPT_NODES as u64,
+            uapi::drm_tas_param_DRM_TAS_PARAM_MAX_KEPT_GRAPHS => MAX_KEPT as u64,
             // series: end
             // series: end
             _ => return Err(EINVAL),

@@ -164,6 +164,12 @@ enum drm_tas_param {
 	 * together. Currently 65536. (Since version 5.)
 	 */
 	DRM_TAS_PARAM_MAX_KEPT_NODES = 14,
+
+	/**
+	 * @DRM_TAS_PARAM_MAX_KEPT_GRAPHS: Largest number of one file's
+	 * graphs kept until they are read. Currently 1024. (Since version 5.)
+	 */
+	DRM_TAS_PARAM_MAX_KEPT_GRAPHS = 15,
 /* series: end */
 };
 
@@ -819,7 +825,7 @@ struct drm_tas_template_destroy {
  * series: from tas-keep
  *    - -ENOSPC: &DRM_TAS_SUBMIT_KEEP when the file's kept graphs would
  *      have more than &DRM_TAS_PARAM_MAX_KEPT_NODES nodes together, or
- *      there are 1024 of them already.
+ *      there are &DRM_TAS_PARAM_MAX_KEPT_GRAPHS of them already.
  * series: end
  *    - -EFAULT: the argument or an array that cannot be read.
  *    - -ENOMEM: out of memory.

@@ -70,7 +70,7 @@
 /* series: end */
 /* series: end */
 /* series: from tas-keep */
-#define TAS_LAST_PARAM		DRM_TAS_PARAM_MAX_KEPT_NODES
+#define TAS_LAST_PARAM		DRM_TAS_PARAM_MAX_KEPT_GRAPHS
 /* series: end */
 
 /* How long a test waits for a graph before it declares the device hung. */
@@ -641,6 +641,7 @@ TEST_F(tas, param_limits)
 /* series: end */
 /* series: from tas-keep-tests */
 		{ DRM_TAS_PARAM_MAX_KEPT_NODES, 65536 },
+		{ DRM_TAS_PARAM_MAX_KEPT_GRAPHS, 1024 },
 /* series: end */
 	};
 	unsigned int i;
@@ -4393,24 +4394,51 @@ TEST_F(tas, keep_template_launch)
 }
 
 /*
- * A file keeps at most 1024 graphs until they are read; beyond that,
- * DRM_TAS_SUBMIT_KEEP fails with -ENOSPC before anything runs, and a release
- * makes room again. Graphs without the flag are not limited by it.
+ * A file keeps at most DRM_TAS_PARAM_MAX_KEPT_GRAPHS (1024) graphs until they
+ * are read; beyond that, DRM_TAS_SUBMIT_KEEP fails with -ENOSPC before
+ * anything runs (its signal syncobj stays empty), for submissions and
+ * template launches, and a release makes room again. Graphs without the flag
+ * are not limited by it.
  */
 TEST_F_TIMEOUT(tas, keep_limit_graphs, 120)
 {
+	struct drm_tas_template_launch launch;
 	struct drm_tas_node_info info;
-	__u64 *ids, graph_id;
-	__u32 done = 0;
+	struct drm_tas_sync signal;
+	struct drm_tas_node node;
+	__u32 done = 0, syncobj, handle;
+	__u64 *ids, graph_id, max = 0;
 	unsigned int i;
 
-	ids = calloc(1024, sizeof(*ids));
+	ASSERT_EQ(0, tas_get_param(self->fd, DRM_TAS_PARAM_MAX_KEPT_GRAPHS, 0,
+				   &max));
+	ASSERT_EQ(1024ULL, max);
+	ids = calloc(max, sizeof(*ids));
 	ASSERT_NE(NULL, ids);
-	for (i = 0; i < 1024; i++)
+	for (i = 0; i < max; i++)
 		ASSERT_EQ(0, tas_submit_one(self->fd, DRM_TAS_SUBMIT_KEEP, 0,
 					    &ids[i])) TH_LOG("graph %u", i);
 	EXPECT_EQ(-ENOSPC, tas_submit_one(self->fd, DRM_TAS_SUBMIT_KEEP, 0,
 					  &graph_id));
+
+	/* Nothing of a refused submission or launch ran. */
+	ASSERT_EQ(0, tas_syncobj_create(self->fd, 0, &syncobj));
+	tas_node_init(&node, 0, DRM_TAS_OP_NOP, 0);
+	tas_sync_init(&signal, syncobj, DRM_TAS_NODE_GRAPH, 0);
+	EXPECT_EQ(-ENOSPC, tas_submit_flags(self->fd, DRM_TAS_SUBMIT_KEEP, &node,
+					    1, NULL, 0, NULL, 0, &signal, 1,
+					    &graph_id));
+	ASSERT_EQ(0, tas_template_create(self->fd, &node, 1, NULL, 0, &handle));
+	memset(&launch, 0, sizeof(launch));
+	launch.handle = handle;
+	launch.flags = DRM_TAS_SUBMIT_KEEP;
+	tas_array_init(&launch.signals, &signal, 1, sizeof(signal));
+	EXPECT_EQ(-ENOSPC, tas_ioctl(self->fd, DRM_IOCTL_TAS_TEMPLATE_LAUNCH,
+				     &launch));
+	EXPECT_EQ(0, tas_syncobj_has_fence(self->fd, syncobj));
+	ASSERT_EQ(0, tas_template_destroy(self->fd, handle));
+	tas_syncobj_destroy(self->fd, syncobj);
+
 	/* Unknown flags are -EINVAL, whatever room is left. */
 	EXPECT_EQ(-EINVAL, tas_submit_one(self->fd, DRM_TAS_SUBMIT_KEEP |
 					  DRM_TAS_SUBMIT_KEEP << 1, 0, &graph_id));

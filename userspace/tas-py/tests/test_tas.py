@@ -195,6 +195,7 @@ class DeviceTest(unittest.TestCase):
         # A kept graph outlives 70 later ones (the history keeps 64) until
         # it is read with release=True.
         self.assertEqual(self.dev.param("MAX_KEPT_NODES"), 65536)
+        self.assertEqual(self.dev.param("MAX_KEPT_GRAPHS"), 1024)
         g = tas.Graph()
         g.nop(0)
         kept = self.dev.submit(g, keep=True)

@@ -63,11 +63,14 @@ pub enum Param {
     /// read ([`SubmitFlags::KEEP`](crate::SubmitFlags::KEEP)) together.
     /// Currently 65536. Since version 5.
     MaxKeptNodes = DRM_TAS_PARAM_MAX_KEPT_NODES,
+    /// Largest number of one file's graphs kept until they are read.
+    /// Currently 1024. Since version 5.
+    MaxKeptGraphs = DRM_TAS_PARAM_MAX_KEPT_GRAPHS,
 }
 
 impl Param {
     /// Every parameter this crate knows, in the header's order.
-    pub const ALL: [Param; 15] = [
+    pub const ALL: [Param; 16] = [
         Param::Version,
         Param::NumRings,
         Param::MaxNodes,
@@ -83,6 +86,7 @@ impl Param {
         Param::MaxNodesInFlight,
         Param::MaxTemplateNodes,
         Param::MaxKeptNodes,
+        Param::MaxKeptGraphs,
     ];
 
     /// The `DRM_TAS_PARAM_*` value.
@@ -108,6 +112,7 @@ impl Param {
             Param::MaxNodesInFlight => "MAX_NODES_IN_FLIGHT",
             Param::MaxTemplateNodes => "MAX_TEMPLATE_NODES",
             Param::MaxKeptNodes => "MAX_KEPT_NODES",
+            Param::MaxKeptGraphs => "MAX_KEPT_GRAPHS",
         }
     }
 }
@@ -561,7 +566,7 @@ mod tests {
 
     #[test]
     fn params() {
-        assert_eq!(Param::ALL.len(), 15);
+        assert_eq!(Param::ALL.len(), 16);
         for (i, p) in Param::ALL.iter().enumerate() {
             assert_eq!(p.to_raw(), i as u32);
         }

@@ -368,7 +368,7 @@ bitflags! {
         /// `DRM_TAS_SUBMIT_KEEP`: keep the graph's record until it is read
         /// with [`Device::release_graph`](crate::Device::release_graph), not
         /// only while it is among the file's last 64 graphs. A file keeps
-        /// at most 1024 graphs with
+        /// at most [`Param::MaxKeptGraphs`](crate::Param::MaxKeptGraphs) graphs with
         /// [`Param::MaxKeptNodes`](crate::Param::MaxKeptNodes) nodes
         /// together (`ENOSPC` beyond). Also a flag of
         /// [`Device::launch_with`](crate::Device::launch_with).

@@ -61,6 +61,9 @@ pub const DRM_TAS_PARAM_MAX_TEMPLATE_NODES: u32 = 13;
 /// Largest number of nodes of one file's graphs kept until they are read
 /// ([`DRM_TAS_SUBMIT_KEEP`]) together. Currently 65536. (Since version 5.)
 pub const DRM_TAS_PARAM_MAX_KEPT_NODES: u32 = 14;
+/// Largest number of one file's graphs kept until they are read. Currently
+/// 1024. (Since version 5.)
+pub const DRM_TAS_PARAM_MAX_KEPT_GRAPHS: u32 = 15;
 
 /// Argument of `DRM_IOCTL_TAS_GET_PARAM`.
 #[repr(C)]

@@ -156,6 +156,7 @@ fn constants() -> Vec<(&'static str, u64)> {
         DRM_TAS_PARAM_MAX_NODES_IN_FLIGHT,
         DRM_TAS_PARAM_MAX_TEMPLATE_NODES,
         DRM_TAS_PARAM_MAX_KEPT_NODES,
+        DRM_TAS_PARAM_MAX_KEPT_GRAPHS,
         DRM_TAS_OP_NOP,
         DRM_TAS_OP_FILL,
         DRM_TAS_OP_COPY,
