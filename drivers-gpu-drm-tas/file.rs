@@ -162,6 +162,7 @@ use crate::{
     },
     graph::{
         self,
+        Blame,
         Entities,
         GraphRecord, //
     },
@@ -214,6 +215,7 @@ use crate::{
     },
     graph::{
         self,
+        Blame,
         Entities,
         GraphRecord, //
     },
@@ -689,12 +691,26 @@ impl File {
     }
     // series: from tas-graph
 
-    /// IOCTL: submit_graph: Validate a dependency graph and queue its nodes.
+    /// IOCTL: submit_graph: Validate a dependency graph and queue its nodes; on error, say
+    /// which element of its arrays is at fault, if one is.
     pub(crate) fn submit_graph(
         dev: &TasDevice<Registered>,
         _reg_data: &(),
         args: &mut uapi::drm_tas_submit_graph,
         file: &drm::File<File>,
+    ) -> Result<u32> {
+        let mut blame = Blame::default();
+        let ret = Self::submit_graph_blamed(dev, args, file, &mut blame);
+        args.error_array = blame.array;
+        args.error_index = blame.index;
+        ret
+    }
+
+    fn submit_graph_blamed(
+        dev: &TasDevice<Registered>,
+        args: &mut uapi::drm_tas_submit_graph,
+        file: &drm::File<File>,
+        blame: &mut Blame,
     ) -> Result<u32> {
         let this = file.inner();
         // series: until tas-dispatch
@@ -710,7 +726,7 @@ impl File {
             graph: &this.graph_entity,
         };
         let room = Graphs::reserve()?;
-        let record = graph::submit(dev, file, &entities, args, charge)?;
+        let record = graph::submit(dev, file, &entities, args, charge, blame)?;
         // series: end
         // series: from tas-dispatch
         // Room for the nodes, then a launch slot of the dispatcher, waited for before the
@@ -740,7 +756,9 @@ impl File {
         }
         // series: end
         let room = Graphs::reserve()?;
-        let record = graph::submit(dev, file, &entities, &this.disp, args, launch, charge)?;
+        let record = graph::submit(
+            dev, file, &entities, &this.disp, args, launch, charge, blame,
+        )?;
         // series: end
         // Past the point of no return: nothing fails any more.
         // series: until tas-keep
@@ -754,12 +772,26 @@ impl File {
 
     // series: end
     // series: from tas-templates
-    /// IOCTL: template_create: Validate a graph once and keep it for launches.
+    /// IOCTL: template_create: Validate a graph once and keep it for launches; on error, say
+    /// which node or edge is at fault, if one is.
     pub(crate) fn template_create(
         dev: &TasDevice<Registered>,
         _reg_data: &(),
         args: &mut uapi::drm_tas_template_create,
         file: &drm::File<File>,
+    ) -> Result<u32> {
+        let mut blame = Blame::default();
+        let ret = Self::template_create_blamed(dev, args, file, &mut blame);
+        args.error_array = blame.array;
+        args.error_index = blame.index;
+        ret
+    }
+
+    fn template_create_blamed(
+        dev: &TasDevice<Registered>,
+        args: &mut uapi::drm_tas_template_create,
+        file: &drm::File<File>,
+        blame: &mut Blame,
     ) -> Result<u32> {
         if args.extensions != 0 || args.flags != 0 {
             return Err(EINVAL);
@@ -774,8 +806,8 @@ impl File {
         if !fits(&this.templates.lock(), count.unwrap_or(0)) {
             return Err(ENOSPC);
         }
-        let checked = graph::check_graph(dev, file, &args.nodes, &args.edges)?;
-        checked.check_classes()?;
+        let checked = graph::check_graph(dev, file, &args.nodes, &args.edges, blame)?;
+        checked.check_classes(blame)?;
         let template = Template::new(checked, &dev.rings, &this.entities, &this.disp, dev.bg_wq)?;
         let nodes = template.len() as u64;
         let mut templates = this.templates.lock();
@@ -795,12 +827,25 @@ impl File {
         Ok(0)
     }
 
-    /// IOCTL: template_launch: Run a template as a new graph.
+    /// IOCTL: template_launch: Run a template as a new graph; on error, say which wait or
+    /// signal is at fault, if one is.
     pub(crate) fn template_launch(
         _dev: &TasDevice<Registered>,
         _reg_data: &(),
         args: &mut uapi::drm_tas_template_launch,
         file: &drm::File<File>,
+    ) -> Result<u32> {
+        let mut blame = Blame::default();
+        let ret = Self::template_launch_blamed(args, file, &mut blame);
+        args.error_array = blame.array;
+        args.error_index = blame.index;
+        ret
+    }
+
+    fn template_launch_blamed(
+        args: &mut uapi::drm_tas_template_launch,
+        file: &drm::File<File>,
+        blame: &mut Blame,
     ) -> Result<u32> {
         // series: until tas-keep
         if args.flags != 0 {
@@ -831,7 +876,7 @@ impl File {
             .find(|(h, _)| *h == args.handle)
             .map(|(_, t)| t.clone())
             .ok_or(ENOENT)?;
-        let syncs = graph::check_syncs(file, &args.waits, &args.signals, template.len())?;
+        let syncs = graph::check_syncs(file, &args.waits, &args.signals, template.len(), blame)?;
         // series: from tas-keep
         if keep {
             graphs.check_keep(nodes)?;

@@ -598,6 +598,99 @@ fn check_sync(file: &drm::File<File>, s: &uapi::drm_tas_sync, n: usize) -> Resul
     })
 }
 
+/// The element of a submission's arrays that its checks failed on, for `error_array` and
+/// `error_index` of the ioctl's argument (`DRM_TAS_ERROR_NONE` and 0 if none).
+#[derive(Clone, Copy, Default)]
+pub(crate) struct Blame {
+    pub(crate) array: u32,
+    pub(crate) index: u32,
+}
+
+impl Blame {
+    /// Blames element `index` of `array` (a `DRM_TAS_ERROR_*` value) for `err`, unless `err`
+    /// is not the element's doing (memory, a fault reading the arrays, a signal); returns `err`.
+    pub(crate) fn at(&mut self, array: u32, index: usize, err: Error) -> Error {
+        if err != ENOMEM && err != EFAULT && err != EINTR {
+            self.array = array;
+            // Array indices are below the array limits, which fit in a `u32`.
+            self.index = index as u32;
+        }
+        err
+    }
+}
+
+/// The edge that [`Plan::new()`] rejected a graph of `n` nodes for with `err`, found again on
+/// the rejected submission's cold path: for `EINVAL` an edge out of range, a self-loop or the
+/// later of two equal edges; for `ELOOP` an edge on a cycle. `None` if no edge is at fault or
+/// an allocation fails.
+fn edge_fault(n: usize, edges: &[(u32, u32)], err: Error) -> Option<usize> {
+    let gfp = client_gfp();
+    if err == EINVAL {
+        let bad = |&(a, b): &(u32, u32)| a as usize >= n || b as usize >= n || a == b;
+        if let Some(i) = edges.iter().position(bad) {
+            return Some(i);
+        }
+        let mut order = KVVec::with_capacity(edges.len(), gfp).ok()?;
+        for i in 0..edges.len() as u32 {
+            order.push(i, gfp).ok()?;
+        }
+        order.sort_unstable_by_key(|&i| (edges[i as usize], i));
+        let same = |w: &[u32]| edges[w[0] as usize] == edges[w[1] as usize];
+        return order.windows(2).find(|&w| same(w)).map(|w| w[1] as usize);
+    }
+    if err != ELOOP {
+        return None;
+    }
+    // Kahn's algorithm on the edges, which are valid: the nodes it cannot order are on a cycle
+    // or behind one, and each of them has a predecessor among them.
+    let mut start = KVVec::from_elem(0u32, n + 1, gfp).ok()?;
+    let mut indegree = KVVec::from_elem(0u32, n, gfp).ok()?;
+    for &(a, b) in edges {
+        start[a as usize + 1] += 1;
+        indegree[b as usize] += 1;
+    }
+    for v in 0..n {
+        start[v + 1] += start[v];
+    }
+    let mut next = KVVec::from_elem(0u32, n, gfp).ok()?;
+    next.copy_from_slice(&start[..n]);
+    let mut succ = KVVec::from_elem(0u32, edges.len(), gfp).ok()?;
+    for &(a, b) in edges {
+        succ[next[a as usize] as usize] = b;
+        next[a as usize] += 1;
+    }
+    let mut queue = KVVec::with_capacity(n, gfp).ok()?;
+    for (v, &d) in indegree.iter().enumerate() {
+        if d == 0 {
+            queue.push(v as u32, gfp).ok()?;
+        }
+    }
+    let mut head = 0;
+    while let Some(&v) = queue.get(head) {
+        head += 1;
+        for &w in &succ[start[v as usize] as usize..start[v as usize + 1] as usize] {
+            indegree[w as usize] -= 1;
+            if indegree[w as usize] == 0 {
+                queue.push(w, gfp).ok()?;
+            }
+        }
+    }
+    // One incoming edge from among them per unordered node; walking these back `n` times from
+    // any of them ends on a cycle, whose edges they are.
+    let mut back = next;
+    back.fill(u32::MAX);
+    for (i, &(a, b)) in edges.iter().enumerate() {
+        if indegree[a as usize] != 0 && indegree[b as usize] != 0 {
+            back[b as usize] = i as u32;
+        }
+    }
+    let mut v = indegree.iter().position(|&d| d != 0)?;
+    for _ in 0..n {
+        v = edges.get(back[v] as usize)?.0 as usize;
+    }
+    Some(back[v] as usize)
+}
+
 /// A checked graph: its nodes, their operations and the plan.
 pub(crate) struct CheckedGraph {
     pub(crate) nodes: KVVec<uapi::drm_tas_node>,
@@ -610,34 +703,38 @@ impl CheckedGraph {
     /// Checks that the caller may use the priority classes of the graph's nodes: the latency
     /// class, which runs at the scheduler's high priority, needs `CAP_SYS_NICE`, as high
     /// priorities do in other drivers. Returns `EACCES` otherwise.
-    pub(crate) fn check_classes(&self) -> Result {
+    pub(crate) fn check_classes(&self, blame: &mut Blame) -> Result {
         let latency = self
             .nodes
             .iter()
-            .any(|n| n.class == uapi::drm_tas_class_DRM_TAS_CLASS_LATENCY);
-        if latency && !cred::capable(Capability::SYS_NICE) {
-            return Err(EACCES);
+            .position(|n| n.class == uapi::drm_tas_class_DRM_TAS_CLASS_LATENCY);
+        match latency {
+            Some(v) if !cred::capable(Capability::SYS_NICE) => {
+                Err(blame.at(uapi::drm_tas_error_array_DRM_TAS_ERROR_NODES, v, EACCES))
+            }
+            _ => Ok(()),
         }
-        Ok(())
     }
 }
 // series: end
 
 // series: until tas-ops
-/// Copies and checks the nodes and edges of a graph and builds its plan.
+/// Copies and checks the nodes and edges of a graph and builds its plan; `blame` says which
+/// node or edge it failed on.
 pub(crate) fn check_graph(
     dev: &TasDevice,
     nodes: &uapi::drm_tas_array,
 // series: end
 // series: from tas-ops
 /// Copies and checks the nodes and edges of a graph, looks up and maps its buffers and builds
-/// its plan.
+/// its plan; `blame` says which node or edge it failed on.
 pub(crate) fn check_graph(
     dev: &TasDevice,
     file: &drm::File<File>,
     nodes: &uapi::drm_tas_array,
 // series: end
     edges: &uapi::drm_tas_array,
+    blame: &mut Blame,
 ) -> Result<CheckedGraph> {
     if nodes.count == 0 {
         return Err(EINVAL);
@@ -655,7 +752,8 @@ pub(crate) fn check_graph(
     // series: from tas-ops
     // Nodes: cheap checks of all of them first, then buffers.
     // series: end
-    for node in nodes.iter() {
+    let at_node = uapi::drm_tas_error_array_DRM_TAS_ERROR_NODES;
+    for (v, node) in nodes.iter().enumerate() {
         // series: until tas-classes
         if node.ring >= dev.num_rings
             || node.class != 0
@@ -664,7 +762,7 @@ pub(crate) fn check_graph(
             || node.pad != 0
             || node.duration_ns > MAX_DURATION_NS
         {
-            return Err(EINVAL);
+            return Err(blame.at(at_node, v, EINVAL));
         }
         // series: end
         // series: from tas-classes
@@ -677,18 +775,19 @@ pub(crate) fn check_graph(
             || node.pad != 0
             || node.duration_ns > MAX_DURATION_NS
         {
-            return Err(EINVAL);
+            return Err(blame.at(at_node, v, EINVAL));
         }
         // series: end
     }
     let mut ops = KVVec::with_capacity(n, client_gfp())?;
-    for node in nodes.iter() {
+    for (v, node) in nodes.iter().enumerate() {
         // series: until tas-ops
-        ops.push(Some(node_op(node)?), client_gfp())?;
+        let op = node_op(node).map_err(|e| blame.at(at_node, v, e))?;
         // series: end
         // series: from tas-ops
-        ops.push(Some(node_op(dev, file, node)?), client_gfp())?;
+        let op = node_op(dev, file, node).map_err(|e| blame.at(at_node, v, e))?;
         // series: end
+        ops.push(Some(op), client_gfp())?;
     }
 
     let mut descs = KVVec::with_capacity(n, client_gfp())?;
@@ -718,7 +817,9 @@ pub(crate) fn check_graph(
     for e in edges.iter() {
         edge_list.push((e.from, e.to), client_gfp())?;
     }
-    let plan = Plan::new(&descs, &edge_list, dev.num_rings, client_gfp())?;
+    let at_edge = uapi::drm_tas_error_array_DRM_TAS_ERROR_EDGES;
+    let plan = Plan::new(&descs, &edge_list, dev.num_rings, client_gfp())
+        .map_err(|e| edge_fault(n, &edge_list, e).map_or(e, |i| blame.at(at_edge, i, e)))?;
     Ok(CheckedGraph { nodes, ops, plan })
 }
 
@@ -730,12 +831,14 @@ pub(crate) struct CheckedSyncs {
     pub(crate) signals: KVec<(Sync, Option<FenceChain>)>,
 }
 
-/// Copies and checks the waits and signals of a launch of a graph of `n` nodes.
+/// Copies and checks the waits and signals of a launch of a graph of `n` nodes; `blame` says
+/// which wait or signal it failed on.
 pub(crate) fn check_syncs(
     file: &drm::File<File>,
     waits: &uapi::drm_tas_array,
     signals: &uapi::drm_tas_array,
     n: usize,
+    blame: &mut Blame,
 ) -> Result<CheckedSyncs> {
     let n_waits = check_array::<uapi::drm_tas_sync>(waits, MAX_WAITS)?;
     let n_signals = check_array::<uapi::drm_tas_sync>(signals, MAX_SIGNALS)?;
@@ -745,28 +848,31 @@ pub(crate) fn check_syncs(
     let signals = unsafe { read_array::<uapi::drm_tas_sync>(signals, n_signals) }?;
 
     // Waits: resolved now; a point that is not submitted yet is rejected.
+    let at_wait = uapi::drm_tas_error_array_DRM_TAS_ERROR_WAITS;
     let mut wait_fences = KVec::with_capacity(n_waits, client_gfp())?;
-    for w in waits.iter() {
-        let w = check_sync(file, w, n)?;
-        match w.syncobj.fence_at(w.point)? {
-            SyncPoint::Submitted(fence) => wait_fences.push((w.node, fence), client_gfp())?,
-            SyncPoint::NotSubmitted => return Err(EINVAL),
+    for (i, w) in waits.iter().enumerate() {
+        let w = check_sync(file, w, n).map_err(|e| blame.at(at_wait, i, e))?;
+        match w.syncobj.fence_at(w.point) {
+            Ok(SyncPoint::Submitted(fence)) => wait_fences.push((w.node, fence), client_gfp())?,
+            Ok(SyncPoint::NotSubmitted) => return Err(blame.at(at_wait, i, EINVAL)),
+            Err(e) => return Err(blame.at(at_wait, i, e)),
         }
     }
 
     // Signals: checked, and chain nodes allocated for timeline points.
+    let at_signal = uapi::drm_tas_error_array_DRM_TAS_ERROR_SIGNALS;
     let mut sigs = KVec::with_capacity(n_signals, client_gfp())?;
-    for s in signals.iter() {
-        let s = check_sync(file, s, n)?;
+    for (i, s) in signals.iter().enumerate() {
+        let s = check_sync(file, s, n).map_err(|e| blame.at(at_signal, i, e))?;
         if s.point != 0 && s.point <= s.syncobj.last_point() {
-            return Err(EINVAL);
+            return Err(blame.at(at_signal, i, EINVAL));
         }
         // Points of one syncobj are signalled in increasing order, each once.
         let misordered = sigs.iter().any(|(o, _): &(Sync, Option<FenceChain>)| {
             core::ptr::eq(&*o.syncobj, &*s.syncobj) && (s.point == 0 || o.point >= s.point)
         });
         if misordered {
-            return Err(EINVAL);
+            return Err(blame.at(at_signal, i, EINVAL));
         }
         let chain = if s.point != 0 {
             Some(FenceChain::new(client_gfp())?)
@@ -804,24 +910,26 @@ pub(crate) fn install_signals(
 }
 
 // series: until tas-dispatch
-/// Validates and dispatches a graph, whose jobs hold `charge`; returns its record.
+/// Validates and dispatches a graph, whose jobs hold `charge`; returns its record. `blame` says
+/// which element of the graph's arrays it failed on.
 pub(crate) fn submit(
     dev: &TasDevice,
     file: &drm::File<File>,
     entities: &Entities<'_>,
     args: &uapi::drm_tas_submit_graph,
     charge: Arc<Charge>,
+    blame: &mut Blame,
 ) -> Result<GraphRecord> {
     if args.extensions != 0 || args.flags != 0 || args.pad != 0 {
         return Err(EINVAL);
     }
     // series: until tas-ops
-    let graph = check_graph(dev, &args.nodes, &args.edges)?;
+    let graph = check_graph(dev, &args.nodes, &args.edges, blame)?;
     // series: end
     // series: from tas-ops
-    let graph = check_graph(dev, file, &args.nodes, &args.edges)?;
+    let graph = check_graph(dev, file, &args.nodes, &args.edges, blame)?;
     // series: end
-    let syncs = check_syncs(file, &args.waits, &args.signals, graph.nodes.len())?;
+    let syncs = check_syncs(file, &args.waits, &args.signals, graph.nodes.len(), blame)?;
     let (record, node_fences, graph_fence) = push_fifo(dev, entities, graph, &syncs, charge)?;
     // Point of no return: nothing below fails.
     install_signals(syncs.signals, &node_fences, graph_fence.as_ref());
@@ -836,7 +944,8 @@ type Dispatched = (GraphRecord, KVec<(u32, ARef<Fence>)>, Option<ARef<Fence>>);
 // series: from tas-dispatch
 /// Validates and dispatches a graph, in the dispatcher's launch slot `slot` or, without one,
 /// with the stock dispatch (`DRM_TAS_SUBMIT_FIFO`), whose jobs hold `charge`; returns its
-/// record.
+/// record. `blame` says which element of the graph's arrays it failed on.
+#[expect(clippy::too_many_arguments)]
 pub(crate) fn submit(
     dev: &TasDevice,
     file: &drm::File<File>,
@@ -845,6 +954,7 @@ pub(crate) fn submit(
     args: &uapi::drm_tas_submit_graph,
     slot: Option<Reservation>,
     charge: Option<Arc<Charge>>,
+    blame: &mut Blame,
 ) -> Result<GraphRecord> {
     // series: until tas-keep
     if args.extensions != 0 || args.flags & !uapi::DRM_TAS_SUBMIT_FIFO != 0 || args.pad != 0 {
@@ -857,14 +967,14 @@ pub(crate) fn submit(
         return Err(EINVAL);
     }
     // series: end
-    let graph = check_graph(dev, file, &args.nodes, &args.edges)?;
+    let graph = check_graph(dev, file, &args.nodes, &args.edges, blame)?;
     // series: from tas-classes
     // The stock dispatch ignores the classes.
     if slot.is_some() {
-        graph.check_classes()?;
+        graph.check_classes(blame)?;
     }
     // series: end
-    let syncs = check_syncs(file, &args.waits, &args.signals, graph.nodes.len())?;
+    let syncs = check_syncs(file, &args.waits, &args.signals, graph.nodes.len(), blame)?;
     let (record, node_fences, graph_fence) = match slot {
         None => push_fifo(dev, entities, graph, &syncs, charge.ok_or(EINVAL)?)?,
         Some(slot) => dispatch(dev, entities, disp, graph, &syncs, slot)?,

@@ -486,6 +486,46 @@ struct drm_tas_array {
 /* series: end */
 
 /**
+ * enum drm_tas_error_array - The array of the element that a rejected
+ * submission failed on, in &drm_tas_submit_graph.error_array.
+ *
+ * A graph is rejected as a whole, but a framework wants to know which of its
+ * operations or dependencies to blame. These errors name the element that
+ * caused them:
+ *
+ * - -EINVAL: a node's fields, an edge out of range, a self-loop, the second
+ *   of two equal edges, a wait's or a signal's fields or point
+ * series: from tas-ops
+ * - -EINVAL: a node's buffer ranges or immediate operand
+ * - -ENOENT: a node's unknown buffer
+ * series: end
+ * - -ENOENT: a wait's or a signal's unknown syncobj
+ * - -ELOOP: an edge on a cycle
+ * series: from tas-classes
+ * - -EACCES: a node of a class the caller may not use
+ * series: end
+ *
+ * Every other error leaves &DRM_TAS_ERROR_NONE: a bad array header, a limit
+ * of the file,
+ * series: from tas-gangs
+ * a gang that can never start,
+ * series: end
+ * an allocation, a fault or a signal.
+ */
+enum drm_tas_error_array {
+	/** @DRM_TAS_ERROR_NONE: No single element is at fault. */
+	DRM_TAS_ERROR_NONE = 0,
+	/** @DRM_TAS_ERROR_NODES: The node at &drm_tas_submit_graph.error_index. */
+	DRM_TAS_ERROR_NODES = 1,
+	/** @DRM_TAS_ERROR_EDGES: The edge at the error index. */
+	DRM_TAS_ERROR_EDGES = 2,
+	/** @DRM_TAS_ERROR_WAITS: The wait at the error index. */
+	DRM_TAS_ERROR_WAITS = 3,
+	/** @DRM_TAS_ERROR_SIGNALS: The signal at the error index. */
+	DRM_TAS_ERROR_SIGNALS = 4,
+};
+
+/**
  * struct drm_tas_submit_graph - Argument of &DRM_IOCTL_TAS_SUBMIT_GRAPH.
  */
 struct drm_tas_submit_graph {
@@ -544,6 +584,19 @@ struct drm_tas_submit_graph {
 	 * for &DRM_IOCTL_TAS_GRAPH_INFO.
 	 */
 	__u64 graph_id;
+
+	/**
+	 * @error_array: [out] When the ioctl fails because of one element of
+	 * one of the arrays, that array, one of &enum drm_tas_error_array;
+	 * otherwise, and on success, &DRM_TAS_ERROR_NONE.
+	 */
+	__u32 error_array;
+
+	/**
+	 * @error_index: [out] The index of that element in its array; 0 with
+	 * &DRM_TAS_ERROR_NONE.
+	 */
+	__u32 error_index;
 };
 
 /**
@@ -647,6 +700,15 @@ struct drm_tas_template_create {
 
 	/** @handle: [out] Handle of the template in this file, not zero. */
 	__u32 handle;
+
+	/**
+	 * @error_array: [out] As &drm_tas_submit_graph.error_array, for
+	 * @nodes and @edges.
+	 */
+	__u32 error_array;
+
+	/** @error_index: [out] As &drm_tas_submit_graph.error_index. */
+	__u32 error_index;
 };
 
 /**
@@ -676,6 +738,15 @@ struct drm_tas_template_launch {
 
 	/** @graph_id: [out] As &drm_tas_submit_graph.graph_id. */
 	__u64 graph_id;
+
+	/**
+	 * @error_array: [out] As &drm_tas_submit_graph.error_array, for
+	 * @waits and @signals.
+	 */
+	__u32 error_array;
+
+	/** @error_index: [out] As &drm_tas_submit_graph.error_index. */
+	__u32 error_index;
 };
 
 /**
@@ -754,7 +825,9 @@ struct drm_tas_template_destroy {
  *    A node whose predecessor failed does not run and
  *    completes with the predecessor's error; independent nodes still run.
  *    A node that runs longer than &DRM_TAS_PARAM_JOB_TIMEOUT_NS fails with
- *    -ETIMEDOUT.
+ *    -ETIMEDOUT. A rejected graph names the node, edge, wait or signal at
+ *    fault, where one is, in &drm_tas_submit_graph.error_array and
+ *    &drm_tas_submit_graph.error_index.
  *
  * series: until tas-dispatch
  *    A file has at most &DRM_TAS_PARAM_MAX_NODES_IN_FLIGHT nodes in

@@ -3070,6 +3070,129 @@ TEST_F(tas, node_tag_trace_events)
 	EXPECT_EQ(0, rmdir(TAS_TRACE_INSTANCE));
 }
 
+/*
+ * Submits a graph like tas_submit() and returns its errno, with what
+ * SUBMIT_GRAPH blamed in @array (enum drm_tas_error_array) and @index.
+ */
+static int tas_submit_blame(int fd, const struct drm_tas_node *nodes,
+			    __u32 num_nodes, const struct drm_tas_edge *edges,
+			    __u32 num_edges, const struct drm_tas_sync *waits,
+			    __u32 num_waits, const struct drm_tas_sync *signals,
+			    __u32 num_signals, __u32 *array, __u32 *index)
+{
+	struct drm_tas_submit_graph args;
+	int ret;
+
+	memset(&args, 0, sizeof(args));
+	/* Output only: what they hold on entry is overwritten. */
+	args.error_array = 0xdead;
+	args.error_index = 0xbeef;
+	tas_array_init(&args.nodes, nodes, num_nodes, sizeof(*nodes));
+	tas_array_init(&args.edges, edges, num_edges, sizeof(*edges));
+	tas_array_init(&args.waits, waits, num_waits, sizeof(*waits));
+	tas_array_init(&args.signals, signals, num_signals, sizeof(*signals));
+	ret = tas_ioctl(fd, DRM_IOCTL_TAS_SUBMIT_GRAPH, &args);
+	*array = args.error_array;
+	*index = args.error_index;
+	return ret;
+}
+
+/*
+ * A rejected submission names the node, edge, wait or signal at fault in
+ * error_array and error_index; a successful one, and one that no single
+ * element fails, name none.
+ */
+TEST_F(tas, submit_error_index)
+{
+	struct drm_tas_node nodes[4];
+	struct drm_tas_edge edges[4];
+	struct drm_tas_sync syncs[2];
+	__u32 array, index, done, i;
+
+	ASSERT_EQ(0, tas_syncobj_create(self->fd, DRM_SYNCOBJ_CREATE_SIGNALED,
+					&done));
+	for (i = 0; i < 4; i++)
+		tas_node_init(&nodes[i], 0, DRM_TAS_OP_NOP, 0);
+	tas_edge_init(&edges[0], 0, 1);
+	tas_edge_init(&edges[1], 1, 2);
+	tas_edge_init(&edges[2], 2, 3);
+
+	EXPECT_EQ(0, tas_submit_blame(self->fd, nodes, 4, edges, 3, NULL, 0,
+				      NULL, 0, &array, &index));
+	EXPECT_EQ((__u32)DRM_TAS_ERROR_NONE, array);
+	EXPECT_EQ(0U, index);
+
+	/* Nodes. */
+	nodes[2].ring = self->num_rings;
+	EXPECT_EQ(-EINVAL, tas_submit_blame(self->fd, nodes, 4, edges, 3, NULL,
+					    0, NULL, 0, &array, &index));
+	EXPECT_EQ((__u32)DRM_TAS_ERROR_NODES, array);
+	EXPECT_EQ(2U, index);
+	nodes[2].ring = 0;
+	nodes[3].flags = 1;
+	EXPECT_EQ(-EINVAL, tas_submit_blame(self->fd, nodes, 4, edges, 3, NULL,
+					    0, NULL, 0, &array, &index));
+	EXPECT_EQ((__u32)DRM_TAS_ERROR_NODES, array);
+	EXPECT_EQ(3U, index);
+	nodes[3].flags = 0;
+/* series: from tas-ops-tests */
+	nodes[1].op = DRM_TAS_OP_FILL;
+	tas_buf_init(&nodes[1].dst, 0xfffff, 0, 4096);
+	EXPECT_EQ(-ENOENT, tas_submit_blame(self->fd, nodes, 4, edges, 3, NULL,
+					    0, NULL, 0, &array, &index));
+	EXPECT_EQ((__u32)DRM_TAS_ERROR_NODES, array);
+	EXPECT_EQ(1U, index);
+	tas_node_init(&nodes[1], 0, DRM_TAS_OP_NOP, 0);
+/* series: end */
+
+	/* Edges: a self-loop, an end out of range, the later of two equal. */
+	tas_edge_init(&edges[1], 2, 2);
+	EXPECT_EQ(-EINVAL, tas_submit_blame(self->fd, nodes, 4, edges, 3, NULL,
+					    0, NULL, 0, &array, &index));
+	EXPECT_EQ((__u32)DRM_TAS_ERROR_EDGES, array);
+	EXPECT_EQ(1U, index);
+	tas_edge_init(&edges[1], 1, 2);
+	tas_edge_init(&edges[2], 2, 4);
+	EXPECT_EQ(-EINVAL, tas_submit_blame(self->fd, nodes, 4, edges, 3, NULL,
+					    0, NULL, 0, &array, &index));
+	EXPECT_EQ((__u32)DRM_TAS_ERROR_EDGES, array);
+	EXPECT_EQ(2U, index);
+	tas_edge_init(&edges[2], 0, 1);
+	EXPECT_EQ(-EINVAL, tas_submit_blame(self->fd, nodes, 4, edges, 3, NULL,
+					    0, NULL, 0, &array, &index));
+	EXPECT_EQ((__u32)DRM_TAS_ERROR_EDGES, array);
+	EXPECT_EQ(2U, index);
+
+	/* A cycle 1 -> 2 -> 3 -> 1 behind node 0: one of its edges. */
+	tas_edge_init(&edges[2], 2, 3);
+	tas_edge_init(&edges[3], 3, 1);
+	EXPECT_EQ(-ELOOP, tas_submit_blame(self->fd, nodes, 4, edges, 4, NULL,
+					   0, NULL, 0, &array, &index));
+	EXPECT_EQ((__u32)DRM_TAS_ERROR_EDGES, array);
+	EXPECT_GE(index, 1U);
+	EXPECT_LE(index, 3U);
+
+	/* Waits and signals. */
+	tas_sync_init(&syncs[0], done, 0, 0);
+	tas_sync_init(&syncs[1], done + 1000, DRM_TAS_NODE_GRAPH, 0);
+	EXPECT_EQ(-ENOENT, tas_submit_blame(self->fd, nodes, 4, edges, 3,
+					    syncs, 2, NULL, 0, &array, &index));
+	EXPECT_EQ((__u32)DRM_TAS_ERROR_WAITS, array);
+	EXPECT_EQ(1U, index);
+	tas_sync_init(&syncs[1], done, 4, 0);
+	EXPECT_EQ(-EINVAL, tas_submit_blame(self->fd, nodes, 4, edges, 3, NULL,
+					    0, syncs, 2, &array, &index));
+	EXPECT_EQ((__u32)DRM_TAS_ERROR_SIGNALS, array);
+	EXPECT_EQ(1U, index);
+
+	/* No single element: more nodes than the limit. */
+	EXPECT_EQ(-E2BIG, tas_submit_blame(self->fd, nodes, 16385, edges, 3,
+					   NULL, 0, NULL, 0, &array, &index));
+	EXPECT_EQ((__u32)DRM_TAS_ERROR_NONE, array);
+	EXPECT_EQ(0U, index);
+	tas_syncobj_destroy(self->fd, done);
+}
+
 /* A file keeps its last 64 graphs. */
 #define TAS_KEPT_GRAPHS		64
 
@@ -4189,6 +4312,54 @@ TEST_F(tas, template_destroy_in_flight)
 	tas_syncobj_destroy(self->fd, syncobj);
 }
 
+/*
+ * TEMPLATE_CREATE names the node or edge at fault, TEMPLATE_LAUNCH the wait
+ * or signal, as SUBMIT_GRAPH does.
+ */
+TEST_F(tas, template_error_index)
+{
+	struct drm_tas_template_create create;
+	struct drm_tas_template_launch launch;
+	struct drm_tas_node nodes[3];
+	struct drm_tas_edge edges[3];
+	struct drm_tas_sync wait;
+	__u32 i;
+
+	for (i = 0; i < 3; i++)
+		tas_node_init(&nodes[i], 0, DRM_TAS_OP_NOP, 0);
+	tas_edge_init(&edges[0], 0, 1);
+	tas_edge_init(&edges[1], 1, 2);
+	tas_edge_init(&edges[2], 2, 1);
+	memset(&create, 0, sizeof(create));
+	tas_array_init(&create.nodes, nodes, 3, sizeof(nodes[0]));
+	tas_array_init(&create.edges, edges, 3, sizeof(edges[0]));
+	EXPECT_EQ(-ELOOP, tas_ioctl(self->fd, DRM_IOCTL_TAS_TEMPLATE_CREATE,
+				    &create));
+	EXPECT_EQ((__u32)DRM_TAS_ERROR_EDGES, create.error_array);
+	EXPECT_GE(create.error_index, 1U);
+
+	nodes[1].pad = 1;
+	EXPECT_EQ(-EINVAL, tas_ioctl(self->fd, DRM_IOCTL_TAS_TEMPLATE_CREATE,
+				     &create));
+	EXPECT_EQ((__u32)DRM_TAS_ERROR_NODES, create.error_array);
+	EXPECT_EQ(1U, create.error_index);
+	nodes[1].pad = 0;
+
+	create.edges.count = 2;
+	ASSERT_EQ(0, tas_ioctl(self->fd, DRM_IOCTL_TAS_TEMPLATE_CREATE,
+			       &create));
+	EXPECT_EQ((__u32)DRM_TAS_ERROR_NONE, create.error_array);
+	memset(&launch, 0, sizeof(launch));
+	launch.handle = create.handle;
+	tas_sync_init(&wait, 0xfffff, DRM_TAS_NODE_GRAPH, 0);
+	tas_array_init(&launch.waits, &wait, 1, sizeof(wait));
+	EXPECT_EQ(-ENOENT, tas_ioctl(self->fd, DRM_IOCTL_TAS_TEMPLATE_LAUNCH,
+				     &launch));
+	EXPECT_EQ((__u32)DRM_TAS_ERROR_WAITS, launch.error_array);
+	EXPECT_EQ(0U, launch.error_index);
+	ASSERT_EQ(0, tas_template_destroy(self->fd, create.handle));
+}
+
 TEST_F(tas, template_errors)
 {
 	struct drm_tas_template_destroy destroy = { 0 };
@@ -4730,9 +4901,9 @@ static int tas_drop_capability(int cap)
  */
 TEST_F(tas, latency_class_needs_cap_sys_nice)
 {
+	struct drm_tas_node node, two[2];
 	struct drm_tas_sync signal;
-	struct drm_tas_node node;
-	__u32 syncobj;
+	__u32 syncobj, array, index;
 /* series: from tas-templates-tests */
 	__u32 handle;
 /* series: end */
@@ -4753,6 +4924,13 @@ TEST_F(tas, latency_class_needs_cap_sys_nice)
 	EXPECT_EQ(-EACCES, tas_submit(self->fd, &node, 1, NULL, 0, NULL, 0,
 				      &signal, 1, NULL));
 	EXPECT_EQ(0, tas_syncobj_has_fence(self->fd, syncobj));
+	/* The error names the first node of the latency class. */
+	tas_node_init(&two[0], 0, DRM_TAS_OP_NOP, 0);
+	two[1] = node;
+	EXPECT_EQ(-EACCES, tas_submit_blame(self->fd, two, 2, NULL, 0, NULL, 0,
+					    NULL, 0, &array, &index));
+	EXPECT_EQ((__u32)DRM_TAS_ERROR_NODES, array);
+	EXPECT_EQ(1U, index);
 /* series: from tas-templates-tests */
 	EXPECT_EQ(-EACCES, tas_template_create(self->fd, &node, 1, NULL, 0,
 					       &handle));

@@ -107,6 +107,7 @@ struct fuzz_shared {
 	atomic_ulong ok[IOC_COUNT];
 	atomic_ulong errno_violations;
 	atomic_ulong node_error_violations;
+	atomic_ulong blame_violations;
 	atomic_ulong graphs;		/* accepted submissions and launches */
 	atomic_ulong fds_closed_busy;	/* files closed with graphs in flight */
 	atomic_ulong templates_destroyed;
@@ -225,6 +226,28 @@ static int xioctl(struct fuzz_thread *t, int id, void *arg)
 			t->what ? t->what : "valid");
 	}
 	return -e;
+}
+
+/*
+ * What a submission, template creation or launch that returned @err blamed
+ * (error_array, error_index) must be one element of its arrays, whose
+ * counts are @counts by enum drm_tas_error_array, and only for the errors
+ * that one element causes; nothing otherwise.
+ */
+static void check_blame(struct fuzz_thread *t, int id, int err, __u32 array,
+			__u32 index, const __u32 counts[DRM_TAS_ERROR_SIGNALS + 1])
+{
+	bool element = err == -EINVAL || err == -ENOENT || err == -ELOOP ||
+		       err == -EACCES;
+
+	if (array == DRM_TAS_ERROR_NONE ? index == 0 :
+	    array <= DRM_TAS_ERROR_SIGNALS && element && index < counts[array])
+		return;
+	atomic_fetch_add(&sh->blame_violations, 1);
+	fprintf(stderr,
+		"tas-fuzz: VIOLATION: %s returned %d blaming array %u index %u (seed %llu, process slot %u, thread %u, step %lu, case %s)\n",
+		iocs[id].name, err, array, index, seed, t->slot, t->index, t->step,
+		t->what ? t->what : "valid");
 }
 
 static __u64 now_ns(void)
@@ -729,7 +752,7 @@ static void do_submit(struct fuzz_thread *t, bool tpl_create)
 	struct drm_tas_submit_graph s = { 0 };
 	struct drm_tas_template_create c = { 0 };
 	struct drm_tas_sync waits[4], sigs[4];
-	int idx[4], mut = one_in(t, 3) ? (int)rnd_below(t, 8) : -1;
+	int idx[4], err, mut = one_in(t, 3) ? (int)rnd_below(t, 8) : -1;
 	__u32 n = gen_count(t), e, nw, ns, i;
 	struct drm_tas_array *na, *ea;
 
@@ -764,7 +787,12 @@ static void do_submit(struct fuzz_thread *t, bool tpl_create)
 		s.pad = 1;
 	}
 	if (tpl_create) {
-		if (!xioctl(t, IOC_TEMPLATE_CREATE, &c)) {
+		__u32 counts[] = { 0, c.nodes.count, c.edges.count, 0, 0 };
+		int err = xioctl(t, IOC_TEMPLATE_CREATE, &c);
+
+		check_blame(t, IOC_TEMPLATE_CREATE, err, c.error_array,
+			    c.error_index, counts);
+		if (!err) {
 			struct fuzz_file *f = t->cur;
 			struct drm_tas_template_destroy d = { 0 };
 
@@ -804,7 +832,11 @@ static void do_submit(struct fuzz_thread *t, bool tpl_create)
 		s.waits.stride = sizeof(waits[0]);
 		s.waits.ptr = (__u64)(uintptr_t)t->sync_arena[0];
 	}
-	if (!xioctl(t, IOC_SUBMIT_GRAPH, &s))
+	err = xioctl(t, IOC_SUBMIT_GRAPH, &s);
+	check_blame(t, IOC_SUBMIT_GRAPH, err, s.error_array, s.error_index,
+		    (__u32[]){ 0, s.nodes.count, s.edges.count, s.waits.count,
+			       s.signals.count });
+	if (!err)
 		accepted(t, sigs, idx, ns, s.graph_id, n);
 }
 
@@ -813,7 +845,7 @@ static void do_launch(struct fuzz_thread *t)
 	struct drm_tas_template_launch l = { 0 };
 	struct fuzz_file *f = t->cur;
 	struct drm_tas_sync waits[4], sigs[4];
-	int idx[4];
+	int idx[4], err;
 	__u32 n = 1, nw, ns, i;
 
 	if (f->ntpl && !one_in(t, 10)) {
@@ -842,7 +874,10 @@ static void do_launch(struct fuzz_thread *t)
 	      one_in(t, 10));
 	place(t, t->sync_arena[1], FUZZ_SYNC_ARENA, sigs, ns, sizeof(sigs[0]), &l.signals,
 	      false);
-	if (!xioctl(t, IOC_TEMPLATE_LAUNCH, &l))
+	err = xioctl(t, IOC_TEMPLATE_LAUNCH, &l);
+	check_blame(t, IOC_TEMPLATE_LAUNCH, err, l.error_array, l.error_index,
+		    (__u32[]){ 0, 0, 0, l.waits.count, l.signals.count });
+	if (!err)
 		accepted(t, sigs, idx, ns, l.graph_id, n);
 }
 
@@ -1849,18 +1884,20 @@ int main(int argc, char **argv)
 			printf("tas-fuzz: %-34s %9lu calls, %9lu ok\n", iocs[i].name,
 			       (unsigned long)sh->calls[i], (unsigned long)sh->ok[i]);
 	}
-	bad = sh->errno_violations || sh->node_error_violations || lost || crashed ||
+	bad = sh->errno_violations || sh->node_error_violations || sh->blame_violations ||
+	      lost || crashed ||
 	      sh->soak_rejected || unfinished;
 	if (soak_graphs)
 		printf("tas-fuzz: soak: %lu graphs of %lu accepted in %.1f s, %.0f graphs/s, %lu waiting for another process; %lu rejected, %lu missing\n",
 		       (unsigned long)sh->graphs, soak_graphs * nprocs, (now_ns() - start) / 1e9,
 		       sh->graphs / ((now_ns() - start) / 1e9), (unsigned long)sh->soak_waits,
 		       (unsigned long)sh->soak_rejected, unfinished);
-	printf("tas-fuzz: %lu ioctls (%lu ok) in %.1f s, %.0f/s; %lu graphs accepted, %u processes killed, %lu files closed with graphs in flight, %lu templates destroyed; %lu errno violations, %lu node error violations, %lu lost completions, %u processes failed: %s\n",
+	printf("tas-fuzz: %lu ioctls (%lu ok) in %.1f s, %.0f/s; %lu graphs accepted, %u processes killed, %lu files closed with graphs in flight, %lu templates destroyed; %lu errno violations, %lu node error violations, %lu blame violations, %lu lost completions, %u processes failed: %s\n",
 	       total, ok, (now_ns() - start) / 1e9, total / ((now_ns() - start) / 1e9),
 	       (unsigned long)sh->graphs, killed, (unsigned long)sh->fds_closed_busy,
 	       (unsigned long)sh->templates_destroyed, (unsigned long)sh->errno_violations,
-	       (unsigned long)sh->node_error_violations, lost, crashed, bad ? "FAILED" : "ok");
+	       (unsigned long)sh->node_error_violations, (unsigned long)sh->blame_violations,
+	       lost, crashed, bad ? "FAILED" : "ok");
 	printf("TAS-FUZZ-JSON {\"mode\": \"%s\", \"seed\": %llu, \"processes\": %u, \"threads\": %u, \"seconds\": %.1f, \"ioctls\": %lu, \"ioctls_per_s\": %.0f, \"graphs\": %lu, \"graphs_per_s\": %.0f, \"killed\": %u, \"cross_process_waits\": %lu, \"errno_violations\": %lu, \"node_error_violations\": %lu, \"rejected\": %lu, \"lost_completions\": %lu, \"failed_processes\": %u, \"missing\": %lu}\n",
 	       soak_graphs ? "soak" : "fuzz", seed, nprocs, nthreads, (now_ns() - start) / 1e9,
 	       total, total / ((now_ns() - start) / 1e9), (unsigned long)sh->graphs,

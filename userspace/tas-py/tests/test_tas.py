@@ -128,12 +128,16 @@ class DeviceTest(unittest.TestCase):
         with self.assertRaises(tas.Error) as cm:
             self.dev.submit(g)
         self.assertEqual(cm.exception.errno, errno.ELOOP)
+        self.assertRegex(str(cm.exception), r" at edge [01]$")
         g = tas.Graph()
+        g.nop(0)
         g.nop(self.rings)
         with self.assertRaises(tas.Error) as cm:
             self.dev.submit(g)
         self.assertEqual(cm.exception.errno, errno.EINVAL)
         self.assertIn("SUBMIT_GRAPH", str(cm.exception))
+        # The kernel names the node at fault.
+        self.assertTrue(str(cm.exception).endswith(" at node 1"), str(cm.exception))
 
     def test_wait_for_a_point_not_submitted(self):
         # No wait-before-signal: the point must exist at submit.

@@ -16,7 +16,8 @@ use std::fmt::Display;
 use std::process::ExitCode;
 use std::time::Duration;
 use tas::{
-    Class, Device, Errno, Error, Graph, GraphInfo, Node, NodeInfo, Op, Param, SubmitFlags, Target,
+    Class, Culprit, Device, Errno, Error, Graph, GraphInfo, Node, NodeInfo, Op, Param, SubmitFlags,
+    Target,
 };
 
 /// How long any wait may take; the nodes run for a few ms.
@@ -207,16 +208,19 @@ fn fill_copy(
     Ok(())
 }
 
-/// A self-loop is rejected by the kernel with EINVAL.
+/// A self-loop is rejected by the kernel with EINVAL, which names the edge.
 fn self_loop(c: &mut Checks, dev: &Device) -> Result<(), Error> {
     let mut g = Graph::new();
+    let a = g.add(Node::new(0, Op::Nop).duration_ns(NODE_NS));
     let n = g.add(Node::new(0, Op::Nop).duration_ns(NODE_NS));
+    g.edge(a, n)?;
     g.edge(n, n)?;
     let r = dev.submit(&g, SubmitFlags::empty());
     c.check(
-        matches!(r, Err(e) if e.op == "SUBMIT_GRAPH" && e.is_invalid()),
+        matches!(r, Err(e) if e.op == "SUBMIT_GRAPH" && e.is_invalid()
+            && e.culprit == Some(Culprit::Edge(1))),
         format!(
-            "graph with a self-loop edge fails with EINVAL ({})",
+            "graph with a self-loop edge (edge 1) fails with EINVAL at edge 1 ({})",
             outcome(&r)
         ),
     );

@@ -2,7 +2,7 @@
 //! The device: opening it, parameters, and the graph ioctls.
 
 use crate::bo::Bo;
-use crate::error::{Error, Result};
+use crate::error::{Culprit, Error, Result};
 use crate::graph::{array, array_mut, Graph, SubmitFlags, SyncPoint, Target};
 use crate::ioctl::{self, retry_io};
 use crate::syncobj::Syncobj;
@@ -373,7 +373,8 @@ impl Device {
         // SAFETY: the arrays of `args` point into `graph`'s vectors, with
         // their lengths and element sizes, and `graph` is borrowed for the
         // call; the kernel only reads them.
-        unsafe { ioctl::submit_graph(self.as_fd(), &mut args) }?;
+        let r = unsafe { ioctl::submit_graph(self.as_fd(), &mut args) };
+        r.map_err(|e| e.at(Culprit::from_raw(args.error_array, args.error_index)))?;
         Ok(args.graph_id)
     }
 
@@ -438,7 +439,8 @@ impl Device {
         // SAFETY: the arrays of `args` point into `graph`'s vectors, with
         // their lengths and element sizes, and `graph` is borrowed for the
         // call; the kernel only reads them.
-        unsafe { ioctl::template_create(self.as_fd(), &mut args) }?;
+        let r = unsafe { ioctl::template_create(self.as_fd(), &mut args) };
+        r.map_err(|e| e.at(Culprit::from_raw(args.error_array, args.error_index)))?;
         Ok(Template {
             dev: self,
             handle: args.handle,
@@ -505,7 +507,8 @@ impl Device {
         // SAFETY: the arrays of `args` point into `waits` and `signals`,
         // with their lengths and element sizes, alive for the call; the
         // kernel only reads them.
-        unsafe { ioctl::template_launch(self.as_fd(), &mut args) }?;
+        let r = unsafe { ioctl::template_launch(self.as_fd(), &mut args) };
+        r.map_err(|e| e.at(Culprit::from_raw(args.error_array, args.error_index)))?;
         Ok(args.graph_id)
     }
 

@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 //! The error type of the crate: an errno and the operation that failed.
 
+use crate::uapi::{
+    DRM_TAS_ERROR_EDGES, DRM_TAS_ERROR_NODES, DRM_TAS_ERROR_SIGNALS, DRM_TAS_ERROR_WAITS,
+};
 use core::fmt;
 use rustix::io::Errno;
 
@@ -16,11 +19,13 @@ pub type Result<T> = core::result::Result<T, Error>;
 /// documentation; they are those of the uAPI header.
 ///
 /// ```
-/// use tas::{Errno, Error};
+/// use tas::{Culprit, Errno, Error};
 ///
-/// let e = Error { op: "SUBMIT_GRAPH", errno: Errno::INVAL };
+/// let e = Error::new("SUBMIT_GRAPH", Errno::INVAL);
 /// assert!(e.is_invalid());
 /// assert_eq!(e.to_string(), "SUBMIT_GRAPH: EINVAL (Invalid argument)");
+/// let e = e.at(Some(Culprit::Edge(3)));
+/// assert_eq!(e.to_string(), "SUBMIT_GRAPH: EINVAL (Invalid argument) at edge 3");
 /// ```
 #[derive(Clone, Copy, PartialEq, Eq)]
 pub struct Error {
@@ -28,12 +33,65 @@ pub struct Error {
     pub op: &'static str,
     /// The errno it failed with.
     pub errno: Errno,
+    /// The element of a rejected graph that the kernel named, if it named
+    /// one (see [`Culprit`]).
+    pub culprit: Option<Culprit>,
+}
+
+/// The element of a rejected graph that caused the error: the index of a
+/// node, an edge, a wait or a signal in the order they were added to the
+/// [`Graph`](crate::Graph) (for a launch, its waits and signals). The
+/// kernel names one for `EINVAL`, `ENOENT`, `ELOOP` (an edge on the cycle)
+/// and `EACCES`, where one element is at fault.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Culprit {
+    /// The node with this index.
+    Node(u32),
+    /// The edge with this index.
+    Edge(u32),
+    /// The wait with this index.
+    Wait(u32),
+    /// The signal with this index.
+    Signal(u32),
+}
+
+impl Culprit {
+    /// From the `error_array` and `error_index` of an ioctl's argument.
+    pub const fn from_raw(array: u32, index: u32) -> Option<Self> {
+        match array {
+            DRM_TAS_ERROR_NODES => Some(Culprit::Node(index)),
+            DRM_TAS_ERROR_EDGES => Some(Culprit::Edge(index)),
+            DRM_TAS_ERROR_WAITS => Some(Culprit::Wait(index)),
+            DRM_TAS_ERROR_SIGNALS => Some(Culprit::Signal(index)),
+            _ => None,
+        }
+    }
+}
+
+impl fmt::Display for Culprit {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Culprit::Node(i) => write!(f, "node {i}"),
+            Culprit::Edge(i) => write!(f, "edge {i}"),
+            Culprit::Wait(i) => write!(f, "wait {i}"),
+            Culprit::Signal(i) => write!(f, "signal {i}"),
+        }
+    }
 }
 
 impl Error {
     /// An error of operation `op` with `errno`.
     pub const fn new(op: &'static str, errno: Errno) -> Self {
-        Self { op, errno }
+        Self {
+            op,
+            errno,
+            culprit: None,
+        }
+    }
+
+    /// The same error, naming `culprit` as the element at fault.
+    pub const fn at(self, culprit: Option<Culprit>) -> Self {
+        Self { culprit, ..self }
     }
 
     /// Converts an error of the `drm` crate (or of `std`) of operation `op`.
@@ -146,14 +204,18 @@ fn describe(errno: Errno) -> String {
 impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match errno_name(self.errno) {
-            Some(name) => write!(f, "{}: {} ({})", self.op, name, describe(self.errno)),
+            Some(name) => write!(f, "{}: {} ({})", self.op, name, describe(self.errno))?,
             None => write!(
                 f,
                 "{}: errno {} ({})",
                 self.op,
                 self.errno.raw_os_error(),
                 describe(self.errno)
-            ),
+            )?,
+        }
+        match self.culprit {
+            Some(c) => write!(f, " at {c}"),
+            None => Ok(()),
         }
     }
 }
@@ -170,10 +232,12 @@ impl fmt::Debug for Error {
                 }
             }
         }
-        f.debug_struct("Error")
-            .field("op", &self.op)
-            .field("errno", &Name(self.errno))
-            .finish()
+        let mut d = f.debug_struct("Error");
+        d.field("op", &self.op).field("errno", &Name(self.errno));
+        if let Some(c) = &self.culprit {
+            d.field("culprit", c);
+        }
+        d.finish()
     }
 }
 
@@ -188,6 +252,7 @@ impl From<Error> for std::io::Error {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::uapi::DRM_TAS_ERROR_NONE;
 
     #[test]
     fn display() {
@@ -209,6 +274,30 @@ mod tests {
             format!("{e:?}"),
             r#"Error { op: "SUBMIT_GRAPH", errno: EACCES }"#
         );
+        let e = e.at(Culprit::from_raw(DRM_TAS_ERROR_NODES, 7));
+        assert_eq!(
+            format!("{e:?}"),
+            r#"Error { op: "SUBMIT_GRAPH", errno: EACCES, culprit: Node(7) }"#
+        );
+        assert!(e.to_string().ends_with(" at node 7"));
+    }
+
+    #[test]
+    fn culprits() {
+        assert_eq!(Culprit::from_raw(DRM_TAS_ERROR_NONE, 0), None);
+        assert_eq!(
+            Culprit::from_raw(DRM_TAS_ERROR_EDGES, 2),
+            Some(Culprit::Edge(2))
+        );
+        assert_eq!(
+            Culprit::from_raw(DRM_TAS_ERROR_WAITS, 0),
+            Some(Culprit::Wait(0))
+        );
+        assert_eq!(
+            Culprit::from_raw(DRM_TAS_ERROR_SIGNALS, 1),
+            Some(Culprit::Signal(1))
+        );
+        assert_eq!(Culprit::from_raw(99, 1), None);
     }
 
     #[test]

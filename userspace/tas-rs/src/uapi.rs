@@ -65,6 +65,17 @@ pub const DRM_TAS_PARAM_MAX_KEPT_NODES: u32 = 14;
 /// 1024. (Since version 5.)
 pub const DRM_TAS_PARAM_MAX_KEPT_GRAPHS: u32 = 15;
 
+/// `error_array`: no single element of the arrays is at fault.
+pub const DRM_TAS_ERROR_NONE: u32 = 0;
+/// `error_array`: the node at `error_index`.
+pub const DRM_TAS_ERROR_NODES: u32 = 1;
+/// `error_array`: the edge at `error_index`.
+pub const DRM_TAS_ERROR_EDGES: u32 = 2;
+/// `error_array`: the wait at `error_index`.
+pub const DRM_TAS_ERROR_WAITS: u32 = 3;
+/// `error_array`: the signal at `error_index`.
+pub const DRM_TAS_ERROR_SIGNALS: u32 = 4;
+
 /// Argument of `DRM_IOCTL_TAS_GET_PARAM`.
 #[repr(C)]
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -271,6 +282,11 @@ pub struct drm_tas_submit_graph {
     pub pad: u32,
     /// \[out\] Identifier of the submitted graph in this file.
     pub graph_id: u64,
+    /// \[out\] On an error that one element causes, its array
+    /// (`DRM_TAS_ERROR_*`); else [`DRM_TAS_ERROR_NONE`].
+    pub error_array: u32,
+    /// \[out\] The index of that element in its array.
+    pub error_index: u32,
 }
 
 /// Per-node result of a graph, filled in by `DRM_IOCTL_TAS_GRAPH_INFO`.
@@ -326,6 +342,11 @@ pub struct drm_tas_template_create {
     pub flags: u32,
     /// \[out\] Handle of the template in this file, not zero.
     pub handle: u32,
+    /// \[out\] As [`drm_tas_submit_graph::error_array`], for the nodes and
+    /// edges.
+    pub error_array: u32,
+    /// \[out\] As [`drm_tas_submit_graph::error_index`].
+    pub error_index: u32,
 }
 
 /// Argument of `DRM_IOCTL_TAS_TEMPLATE_LAUNCH`.
@@ -343,6 +364,11 @@ pub struct drm_tas_template_launch {
     pub signals: drm_tas_array,
     /// \[out\] As [`drm_tas_submit_graph::graph_id`].
     pub graph_id: u64,
+    /// \[out\] As [`drm_tas_submit_graph::error_array`], for the waits and
+    /// signals.
+    pub error_array: u32,
+    /// \[out\] As [`drm_tas_submit_graph::error_index`].
+    pub error_index: u32,
 }
 
 /// Argument of `DRM_IOCTL_TAS_TEMPLATE_DESTROY`.
@@ -409,11 +435,11 @@ const _: () = assert!(size_of::<drm_tas_node>() == 120);
 const _: () = assert!(size_of::<drm_tas_edge>() == 8);
 const _: () = assert!(size_of::<drm_tas_sync>() == 24);
 const _: () = assert!(size_of::<drm_tas_array>() == 16);
-const _: () = assert!(size_of::<drm_tas_submit_graph>() == 88);
+const _: () = assert!(size_of::<drm_tas_submit_graph>() == 96);
 const _: () = assert!(size_of::<drm_tas_node_info>() == 48);
 const _: () = assert!(size_of::<drm_tas_graph_info>() == 32);
-const _: () = assert!(size_of::<drm_tas_template_create>() == 48);
-const _: () = assert!(size_of::<drm_tas_template_launch>() == 48);
+const _: () = assert!(size_of::<drm_tas_template_create>() == 56);
+const _: () = assert!(size_of::<drm_tas_template_launch>() == 56);
 const _: () = assert!(size_of::<drm_tas_template_destroy>() == 8);
 
 #[cfg(test)]
@@ -429,11 +455,11 @@ mod tests {
         assert_eq!(u64::from(DRM_IOCTL_TAS_GET_PARAM), expect(0, 16));
         assert_eq!(u64::from(DRM_IOCTL_TAS_BO_CREATE), expect(1, 16));
         assert_eq!(u64::from(DRM_IOCTL_TAS_BO_MMAP_OFFSET), expect(2, 16));
-        assert_eq!(u64::from(DRM_IOCTL_TAS_SUBMIT_GRAPH), 0xC058_6443);
-        assert_eq!(u64::from(DRM_IOCTL_TAS_SUBMIT_GRAPH), expect(3, 88));
+        assert_eq!(u64::from(DRM_IOCTL_TAS_SUBMIT_GRAPH), 0xC060_6443);
+        assert_eq!(u64::from(DRM_IOCTL_TAS_SUBMIT_GRAPH), expect(3, 96));
         assert_eq!(u64::from(DRM_IOCTL_TAS_GRAPH_INFO), expect(4, 32));
-        assert_eq!(u64::from(DRM_IOCTL_TAS_TEMPLATE_CREATE), expect(5, 48));
-        assert_eq!(u64::from(DRM_IOCTL_TAS_TEMPLATE_LAUNCH), expect(6, 48));
+        assert_eq!(u64::from(DRM_IOCTL_TAS_TEMPLATE_CREATE), expect(5, 56));
+        assert_eq!(u64::from(DRM_IOCTL_TAS_TEMPLATE_LAUNCH), expect(6, 56));
         assert_eq!(u64::from(DRM_IOCTL_TAS_TEMPLATE_DESTROY), expect(7, 8));
     }
 }

@@ -98,6 +98,8 @@ fn structs() -> Vec<Struct> {
             flags,
             pad,
             graph_id,
+            error_array,
+            error_index,
         }),
         layout!(drm_tas_node_info {
             queued_ns,
@@ -120,6 +122,8 @@ fn structs() -> Vec<Struct> {
             edges,
             flags,
             handle,
+            error_array,
+            error_index,
         }),
         layout!(drm_tas_template_launch {
             handle,
@@ -127,6 +131,8 @@ fn structs() -> Vec<Struct> {
             waits,
             signals,
             graph_id,
+            error_array,
+            error_index,
         }),
         layout!(drm_tas_template_destroy { handle, pad }),
     ]
@@ -169,6 +175,11 @@ fn constants() -> Vec<(&'static str, u64)> {
         DRM_TAS_SUBMIT_FIFO,
         DRM_TAS_SUBMIT_KEEP,
         DRM_TAS_GRAPH_INFO_RELEASE,
+        DRM_TAS_ERROR_NONE,
+        DRM_TAS_ERROR_NODES,
+        DRM_TAS_ERROR_EDGES,
+        DRM_TAS_ERROR_WAITS,
+        DRM_TAS_ERROR_SIGNALS,
         DRM_TAS_GET_PARAM,
         DRM_TAS_BO_CREATE,
         DRM_TAS_BO_MMAP_OFFSET,
