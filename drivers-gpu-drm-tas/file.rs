@@ -289,10 +289,10 @@ impl Graphs {
 
     /// The record of graph `id`, if the file still has it.
     fn find(&self, id: u64) -> Option<Arc<GraphRecord>> {
-        self.list
-            .iter()
-            .chain(self.kept.iter())
-            .find(|(i, _)| *i == id)
+        let is_id = |(i, _): &&(u64, Arc<GraphRecord>)| *i == id;
+        let found = self.list.iter().find(is_id);
+        found
+            .or_else(|| self.kept.iter().find(is_id))
             .map(|(_, record)| record.clone())
     }
 
