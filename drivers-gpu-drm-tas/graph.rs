@@ -652,8 +652,10 @@ fn edge_fault(n: usize, edges: &[(u32, u32)], err: Error) -> Option<usize> {
     for v in 0..n {
         start[v + 1] += start[v];
     }
-    let mut next = KVVec::from_elem(0u32, n, gfp).ok()?;
-    next.copy_from_slice(&start[..n]);
+    let mut next = KVVec::with_capacity(n, gfp).ok()?;
+    for &first in start.iter().take(n) {
+        next.push(first, gfp).ok()?;
+    }
     let mut succ = KVVec::from_elem(0u32, edges.len(), gfp).ok()?;
     for &(a, b) in edges {
         succ[next[a as usize] as usize] = b;
