@@ -208,6 +208,7 @@ tas_build_python() {
 
 	tas_log "building userspace/tas-py (the tas Python module) into $venv"
 	rm -rf "$wheels"
+	mkdir -p "$TAS_OUT/tas-py"
 	CARGO_TARGET_DIR=$TAS_OUT/tas-py "$venv/bin/maturin" build --quiet --release --locked \
 		-i "$venv/bin/python" -o "$wheels" \
 		--manifest-path "$TAS_ROOT/userspace/tas-py/Cargo.toml" >"$TAS_OUT/tas-py/build.log" 2>&1 ||
