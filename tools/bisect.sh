@@ -1,27 +1,46 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# Build every prefix of the series for UML, the way kunit.py builds it, with
-# the options of kunit/.kunitconfig and the series' own options on, after the
-# whole series with the series' options off. Fails on the first build that
+# Check that every prefix of the series builds, with the series' own options
+# on, after the whole series with them off. Fails on the first build that
 # breaks or warns in a file of the series.
 #
 #   tools/bisect.sh [--full]
 #
-# The builds happen in the build directory of tools/kunit.sh and the last one
-# is the whole series with exactly kunit/.kunitconfig, so `make kunit` after
-# `make bisect` (as `make check` runs them) reuses it instead of building the
-# same kernel a second time.
+# Without --full (`make bisect`, part of `make check`) each prefix gets the
+# check that its patch needs, in the build directory of tools/kunit.sh:
+# - a patch that changes what the kernel builds (anything outside tools/,
+#   Documentation/ and MAINTAINERS): a UML compile of the prefix with the
+#   options of the kunitconfig, less the Rust doctests, up to vmlinux.a
+#   (every built-in object, no link);
+# - a patch that changes the kselftests: they are built against the uAPI
+#   headers of the prefix, without a warning;
+# - a patch that changes neither (documentation): nothing; htmldocs checks
+#   the whole series.
+# The whole series is then built exactly the way kunit.py builds it (with the
+# doctests, linked), and `make kunit` after `make bisect` (as `make check`
+# runs them) runs that kernel instead of building it a second time. The
+# doctests and the link are what a prefix build leaves out, and they cost
+# half of it: the doctests only use the items of their own file, and the
+# link of prefix K only adds symbols that prefix K's objects already
+# declare; --full covers both for every prefix.
 #
-# --full (`make bisect-full`, not part of `make check`) also runs each
-# prefix's KUnit suites on the kernel just built (tools/kunit.sh, with its
-# known upstream failures) and builds each prefix for x86_64 with the QEMU
-# test configuration (tools/qemu/tas.config), in a build directory of its own,
-# and, for a patch that adds selftests, runs the drm/tas kselftests of that
-# prefix on its kernel in QEMU (tools/prefix-kselftests.sh).
+# --full (`make bisect-full`, not part of `make check`) builds every prefix
+# the way kunit.py builds it, with the doctests, links it and runs its KUnit
+# suites (tools/kunit.sh, with its known upstream failures), builds each
+# prefix for x86_64 with the QEMU test configuration (tools/qemu/tas.config),
+# in a build directory of its own, and, for a patch that adds selftests, runs
+# the drm/tas kselftests of that prefix on its kernel in QEMU
+# (tools/prefix-kselftests.sh).
 #
 # The series' own options are the CONFIG_ symbols that its Kconfig files add
 # (read from series.yaml's files and edits) and that have a prompt.
+#
+# The kunitconfig is kunit/.kunitconfig in the build directory of `make
+# kunit`; TAS_BISECT_CONFIG=debug takes kunit/debug.kunitconfig (the same
+# options with KASAN, UBSAN and debugobjects) in the build directory of `make
+# kunit-debug` instead, which is what `make check` does: its only UML kernel
+# is then the debug one, built once.
 set -euo pipefail
 . "$(dirname "$0")/env.sh"
 
@@ -38,7 +57,12 @@ fi
 py=$TAS_TOOLS/venv/bin/python
 tas_assemble
 n=$("$py" "$TAS_ROOT/tools/series.py" list | wc -l)
-build=$TAS_OUT/kunit
+case "${TAS_BISECT_CONFIG:-}" in
+"") kunitconfig=$TAS_ROOT/kunit/.kunitconfig build_name=kunit ;;
+debug) kunitconfig=$TAS_ROOT/kunit/debug.kunitconfig build_name=kunit-debug ;;
+*) echo "bisect: TAS_BISECT_CONFIG is empty or debug" >&2; exit 2 ;;
+esac
+build=$TAS_OUT/$build_name
 x86=$TAS_OUT/bisect-x86
 kconfig=$build/bisect.kunitconfig
 log=$build/bisect-build.log
@@ -62,10 +86,10 @@ is_new() {
 	grep -qx "$1" <<<"$new_syms"
 }
 
-# Print the kunitconfig of the checked-out prefix: kunit/.kunitconfig less
+# Print the kunitconfig of the checked-out prefix: $kunitconfig less
 # the options this prefix does not define yet, with the series' options on
 # (on) or off (off). kunit.py checks that every option survives olddefconfig.
-# For the whole series with its options on this is kunit/.kunitconfig itself.
+# For the whole series with its options on this is $kunitconfig itself.
 prefix_kunitconfig() { # on|off
 	local line sym
 
@@ -78,9 +102,9 @@ prefix_kunitconfig() { # on|off
 		elif defined "$sym"; then
 			echo "$line"
 		fi
-	done <"$TAS_ROOT/kunit/.kunitconfig"
+	done <"$kunitconfig"
 	for sym in $new_syms; do
-		grep -q "^CONFIG_$sym=" "$TAS_ROOT/kunit/.kunitconfig" && continue
+		grep -q "^CONFIG_$sym=" "$kunitconfig" && continue
 		if [ "$1" = off ]; then
 			echo "# CONFIG_$sym is not set"
 		elif defined "$sym"; then
@@ -127,11 +151,61 @@ build_one() { # label on|off
 	echo "bisect: $1 builds ($((SECONDS - t0)) s)"
 }
 
+# A prefix's compile check without --full: its kunitconfig less the Rust
+# doctests, configured by kunit.py (which checks that every option survives
+# olddefconfig), and every built-in object up to vmlinux.a, without the link.
+quick_one() { # label on|off
+	local t0=$SECONDS mopts=() o
+
+	for o in "${TAS_KMAKE[@]}"; do
+		mopts+=(--make_options "$o")
+	done
+	prefix_kunitconfig "$2" |
+		sed 's/^CONFIG_RUST_KERNEL_DOCTESTS=y$/# CONFIG_RUST_KERNEL_DOCTESTS is not set/' >"$kconfig"
+	if ! { (cd "$TAS_TREE" && python3 tools/testing/kunit/kunit.py config --arch=um \
+		--kunitconfig "$kconfig" --build_dir "$build" "${mopts[@]}") &&
+		make -C "$TAS_TREE" O="$build" ARCH=um "${TAS_KMAKE[@]}" -j"$(nproc)" vmlinux.a; } \
+		>"$log" 2>&1; then
+		grep -E 'error|Error|not set|did not' "$log" | head -n 30
+		fail "$1 does not build (log: $log)"
+	fi
+	no_warnings "$log" "$1 builds with warnings"
+	echo "bisect: $1 compiles ($((SECONDS - t0)) s)"
+}
+
+# The kselftests of the checked-out prefix, built against its uAPI headers
+# (installed for x86_64, which needs no configuration). Only our target
+# builds, so any compiler warning is one of ours.
+selftests_one() { # label
+	local t0=$SECONDS hdr=$TAS_OUT/bisect-hdr
+
+	mkdir -p "$hdr"
+	rm -rf "$hdr/kselftest"
+	{
+		make -C "$TAS_TREE" O="$hdr" ARCH=x86_64 "${TAS_KMAKE[@]}" -s headers_install &&
+		make -C "$TAS_TREE/tools/testing/selftests" O="$hdr" TARGETS=drivers/gpu/tas
+	} >"$hdr/build.log" 2>&1 || {
+		grep -E 'error|Error' "$hdr/build.log" | head -n 30
+		fail "$1: its kselftests do not build (log: $hdr/build.log)"
+	}
+	if grep -E -A2 'warning:' "$hdr/build.log"; then
+		fail "$1: its kselftests build with warnings (log: $hdr/build.log)"
+	fi
+	echo "bisect: $1 kselftests build ($((SECONDS - t0)) s)"
+}
+
+# The files patch $1 changes, as kernel paths.
+patch_files() { # k
+	git -C "$TAS_TREE" diff --name-only \
+		"$("$py" "$TAS_ROOT/tools/series.py" commit $(($1 - 1)))" \
+		"$("$py" "$TAS_ROOT/tools/series.py" commit "$1")"
+}
+
 # --full: the prefix's KUnit suites on the kernel just built.
 kunit_one() { # label
 	local t0=$SECONDS
 
-	"$TAS_ROOT/tools/kunit.sh" --exec "$kconfig" kunit >"$build/bisect-kunit.log" 2>&1 || {
+	"$TAS_ROOT/tools/kunit.sh" --exec "$kunitconfig" "$build_name" >"$build/bisect-kunit.log" 2>&1 || {
 		tail -n 30 "$build/bisect-kunit.log"
 		fail "$1: KUnit (log: $build/bisect-kunit.log)"
 	}
@@ -169,21 +243,38 @@ x86_one() { # label
 # The whole series with its options off first, so that the last build is the
 # one tools/kunit.sh runs.
 git -C "$TAS_TREE" checkout -q -f series
-build_one "patch $n/$n (options off: $(echo $new_syms))" off
+on="options on: $(echo $new_syms)"
+if [ "$full" -eq 1 ]; then
+	build_one "patch $n/$n (options off: $(echo $new_syms))" off
+else
+	quick_one "patch $n/$n (options off: $(echo $new_syms))" off
+fi
 for k in $(seq "$from" "${TAS_BISECT_TO:-$n}"); do
 	git -C "$TAS_TREE" checkout -q -f "$("$py" "$TAS_ROOT/tools/series.py" commit "$k")"
-	build_one "patch $k/$n (options on: $(echo $new_syms))" on
 	if [ "$full" -eq 1 ]; then
+		build_one "patch $k/$n ($on)" on
 		kunit_one "patch $k/$n"
 		x86_one "patch $k/$n"
 		if "$py" "$TAS_ROOT/tools/series.py" list | grep -q "^$k	selftests: "; then
 			"$TAS_ROOT/tools/prefix-kselftests.sh" "$k" ||
 				fail "patch $k/$n: its kselftests"
 		fi
+		continue
+	fi
+	files=$(patch_files "$k")
+	if [ "$k" -eq "$n" ]; then
+		build_one "patch $k/$n ($on, as kunit.py builds it)" on
+	elif grep -qvE '^(tools/|Documentation/|MAINTAINERS$)' <<<"$files"; then
+		quick_one "patch $k/$n ($on)" on
+	fi
+	if grep -q '^tools/testing/selftests/' <<<"$files"; then
+		selftests_one "patch $k/$n"
+	elif [ "$k" -ne "$n" ] && ! grep -qvE '^(tools/|Documentation/|MAINTAINERS$)' <<<"$files"; then
+		echo "bisect: patch $k/$n changes neither the kernel nor its kselftests"
 	fi
 done
 git -C "$TAS_TREE" checkout -q -f series
-grep '^CONFIG_' "$TAS_ROOT/kunit/.kunitconfig" | cmp -s - "$kconfig" ||
-	echo "bisect: note: the last build's options differ from kunit/.kunitconfig; make kunit will reconfigure"
+grep '^CONFIG_' "$kunitconfig" | cmp -s - "$kconfig" ||
+	echo "bisect: note: the last build's options differ from ${kunitconfig#"$TAS_ROOT"/}; make $build_name will reconfigure"
 to=${TAS_BISECT_TO:-$n}
 echo "bisect: $([ "$from" -eq 1 ] && [ "$to" -eq "$n" ] && echo "all $n prefixes" || echo "prefixes $from-$to of $n") build$([ "$full" -eq 0 ] || echo ", pass their KUnit suites and build for x86_64") ($((SECONDS - t_all)) s)"

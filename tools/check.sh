@@ -2,10 +2,10 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # make check: everything that tests the series, from a bare Debian machine.
-#   setup, series-check, bisect and kunit (UML, one build directory: the last
-#   prefix bisect builds is the kernel kunit runs), kunit-debug, checkpatch
-#   (+ rustfmt, kernel-doc, clippy), qemu-test (x86_64 under TCG, lockdep),
-#   qemu-kasan (KASAN, kmemleak)
+#   setup, series-check, bisect and kunit-debug (UML with KASAN, UBSAN and
+#   debugobjects, one build directory: the last build of bisect is the
+#   kernel kunit-debug runs), checkpatch (+ rustfmt, kernel-doc, clippy),
+#   qemu-test (x86_64 under TCG, lockdep), qemu-kasan (KASAN, kmemleak)
 # Every step runs even when an earlier one failed; the summary names each
 # step's result and time, and the last line totals the test cases.
 set -uo pipefail
@@ -54,15 +54,16 @@ step setup tools/setup.sh
 step series-check tools/series-check.sh
 # The tree the builds use: the series as series.yaml has it.
 tas_assemble
-# Every prefix builds (UML, what kunit.py builds); the last build is the
-# whole series with kunit/.kunitconfig, which kunit then runs without
-# building it again.
-step bisect tools/bisect.sh
-step kunit tools/kunit.sh
-count kunit
+# Every prefix compiles (UML, with the options of the KUnit run); the last
+# build is the whole series with kunit/debug.kunitconfig (KASAN, UBSAN,
+# debugobjects), which kunit-debug then runs without building it again. The
+# same suites without the debug options (`make kunit`, kunit/.kunitconfig)
+# are not run here: they would need a UML build of their own, and the debug
+# kernel runs every one of their tests.
+step bisect env TAS_BISECT_CONFIG=debug tools/bisect.sh
 step kunit-debug tools/kunit.sh kunit/debug.kunitconfig kunit-debug
 count kunit-debug
-step checkpatch tools/checkpatch.sh
+step checkpatch env TAS_CLIPPY_BUILD=kunit-debug tools/checkpatch.sh
 # The Rust KUnit suites run at boot, under lockdep, before the selftests.
 # Then 60 s of random ioctls (userspace/tas-fuzz, seed 1) and 20 rounds of
 # module load / tas-stress / unload.
@@ -79,7 +80,7 @@ count qemu-kasan
 echo
 echo "=== summary (total $((SECONDS - t_all)) s)"
 printf '%s\n' "${steps[@]}"
-grep -h '^kunit: known upstream failure' "$logdir/kunit.log" || true
+grep -h '^kunit: known upstream failure' "$logdir/kunit-debug.log" || true
 # Why a failed step failed, here at the end where a truncated log still
 # shows it: the scripts' own messages ("name.sh: ...", "name: ..."), the
 # kselftests' failed assertions and "not ok" lines, and the numbered kernel

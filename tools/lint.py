@@ -156,9 +156,18 @@ def kernel_doc():
 def clippy():
     s = series()
     ours = [f for f in added_files(s) + edited_files(s) if f.endswith(".rs")]
-    build = os.path.join(OUT, "kunit")
+    # The UML KUnit tree to rebuild: `make kunit`'s, or with
+    # TAS_CLIPPY_BUILD=kunit-debug (make check) the debug one, which is the
+    # only UML tree make check builds.
+    name = os.environ.get("TAS_CLIPPY_BUILD", "kunit")
+    configs = {"kunit": ".kunitconfig", "kunit-debug": "debug.kunitconfig"}
+    if name not in configs:
+        print(f"clippy: FAIL: TAS_CLIPPY_BUILD is one of {', '.join(configs)}")
+        return 1
+    build = os.path.join(OUT, name)
     if not os.path.exists(os.path.join(build, ".config")):
-        r = subprocess.run([os.path.join(ROOT, "tools", "kunit.sh"), "--build-only"])
+        r = subprocess.run([os.path.join(ROOT, "tools", "kunit.sh"), "--build-only",
+                            os.path.join(ROOT, "kunit", configs[name]), name])
         if r.returncode:
             print("clippy: FAIL: the KUnit tree does not build")
             return 1
