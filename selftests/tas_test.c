@@ -102,6 +102,7 @@ static __u64 tas_round_up(__u64 value, __u64 align)
 {
 	return (value + align - 1) / align * align;
 }
+/* series: from tas-graph-tests */
 
 /* A small deterministic generator, so that every run tests the same cases. */
 static __u32 tas_rand(__u32 *state)
@@ -114,6 +115,7 @@ static __u32 tas_rand(__u32 *state)
 	*state = x;
 	return x;
 }
+/* series: end */
 
 /* Returns 0 and the value, or -errno. */
 static int tas_get_param(int fd, __u32 param, __u32 pad, __u64 *value)
@@ -183,6 +185,7 @@ static int tas_bo_map(int fd, __u32 handle, size_t size, void **map)
 	return 0;
 }
 
+/* series: from tas-graph-tests */
 /* Creates a buffer of @size bytes and maps it. */
 static int tas_bo_create_map(int fd, __u64 size, __u32 *handle, void **map)
 {
@@ -197,7 +200,6 @@ static int tas_bo_create_map(int fd, __u64 size, __u32 *handle, void **map)
 	return ret;
 }
 
-/* series: from tas-graph-tests */
 static int tas_syncobj_create(int fd, __u32 flags, __u32 *handle)
 {
 	struct drm_syncobj_create args = { .flags = flags };
