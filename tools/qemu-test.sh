@@ -27,6 +27,8 @@
 # kselftests (make fuzz); TAS_DEMO (default: as TAS_KSELFTESTS) runs tas-demo's
 # graph in the guest and checks tools/tas_viz.py's pictures and Perfetto trace
 # of it (two more tests), kept in qemu-test-viz/ beside the log.
+# TAS_KSELFTEST_EXCLUDE names tas_test cases (without their fixture, as
+# kselftest_harness's -T takes them) that this run leaves out.
 # TAS_USERSPACE=0 neither builds nor boots with the userspace tools (for a
 # prefix of the series whose uAPI header they do not build against, see
 # tools/prefix-kselftests.sh); it needs TAS_UNLOAD_ROUNDS=0, TAS_DEMO=0 and
@@ -58,6 +60,9 @@ fuzz_seed=${TAS_FUZZ_SEED:-1}
 kselftests=${TAS_KSELFTESTS:-1}
 demo=${TAS_DEMO:-$kselftests}
 userspace=${TAS_USERSPACE:-1}
+exclude=$(echo ${TAS_KSELFTEST_EXCLUDE:-})
+case $exclude in *[!a-z0-9_\ ]*) tas_die "TAS_KSELFTEST_EXCLUDE: test names only" ;; esac
+[ -z "$exclude" ] || tas_log "not run on this kernel: $exclude"
 tools=(tas-stress tas-fuzz tas-demo tas-rs-smoke)
 if [ "$userspace" -eq 0 ]; then
 	[ "$unload_rounds" -eq 0 ] && [ "$fuzz_seconds" -eq 0 ] && [ "$demo" -eq 0 ] ||
@@ -112,6 +117,7 @@ append="kunit.enable=0"
 append="$append TAS_UNLOAD_ROUNDS=$unload_rounds TAS_KSELFTESTS=$kselftests"
 append="$append TAS_FUZZ_SECONDS=$fuzz_seconds TAS_FUZZ_SEED=$fuzz_seed"
 append="$append TAS_DEMO=$demo TAS_HOSTROOT=$TAS_HOSTROOT${TAS_PY:+ TAS_PY=$TAS_PY}"
+[ -z "$exclude" ] || append="$append TAS_KSELFTEST_EXCLUDE=$(echo "$exclude" | tr ' ' ,)"
 log=$TAS_KOUT/qemu-test.log
 rc=0
 tas_boot "$log" "$append" || rc=$?
