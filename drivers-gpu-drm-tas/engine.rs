@@ -1393,6 +1393,26 @@ impl Ring {
         // series: end
         drop(removed);
     }
+
+    /// Takes `node` off the FIFO and signals its fence with `error`, from outside the work item.
+    ///
+    /// Both happen under the FIFO's lock, which the work item holds to find the next node: it
+    /// reads the errors of that node's dependencies once it has found it, and a dependency that
+    /// has left the FIFO without signalling would look like one without an error. (The work item
+    /// itself signals a node after taking it off the FIFO, before it looks for the next one.)
+    fn abort(&self, node: &Arc<NodeExec>, error: Error) {
+        let removed = {
+            let mut fifo = self.fifo.lock();
+            let pos = fifo.iter().position(|n| Arc::ptr_eq(n, node));
+            let removed = pos.and_then(|pos| fifo.remove(pos).ok());
+            if let Some(fence) = node.take_fence() {
+                fence.signal_with_error(error);
+            }
+            removed
+        };
+        // Outside of the lock, as in `remove()`.
+        drop(removed);
+    }
 }
 
 impl WorkItem for Ring {
@@ -1494,10 +1514,7 @@ impl JobImpl for NodeJob {
             exec.aborted.store(true, Relaxed);
             exec.cancel_gang();
             // series: end
-            ring.remove(exec);
-            if let Some(fence) = exec.take_fence() {
-                fence.signal_with_error(ETIMEDOUT);
-            }
+            ring.abort(exec, ETIMEDOUT);
         }
     }
     // series: from tas-dispatch
