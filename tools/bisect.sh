@@ -18,8 +18,8 @@
 # - a patch that changes neither (documentation): nothing; htmldocs checks
 #   the whole series.
 # The whole series is then built exactly the way kunit.py builds it (with the
-# doctests, linked), and `make kunit` after `make bisect` (as `make check`
-# runs them) runs that kernel instead of building it a second time. The
+# doctests, linked), and tools/kunit.sh after it (as `make check` runs them)
+# runs that kernel instead of building it a second time. The
 # doctests and the link are what a prefix build leaves out, and they cost
 # half of it: the doctests only use the items of their own file, and the
 # link of prefix K only adds symbols that prefix K's objects already
@@ -68,6 +68,11 @@ kconfig=$build/bisect.kunitconfig
 log=$build/bisect-build.log
 mkdir -p "$build"
 t_all=$SECONDS
+# The kernel's make arguments, as kunit.py takes them.
+mopts=()
+for o in "${TAS_KMAKE[@]}"; do
+	mopts+=(--make_options "$o")
+done
 
 # Symbols the series introduces that a user can set: "config FOO" lines added
 # by the series whose type has a prompt. Promptless symbols (e.g. the Rust
@@ -135,11 +140,8 @@ no_warnings() { # log message
 }
 
 build_one() { # label on|off
-	local t0=$SECONDS mopts=() o
+	local t0=$SECONDS
 
-	for o in "${TAS_KMAKE[@]}"; do
-		mopts+=(--make_options "$o")
-	done
 	prefix_kunitconfig "$2" >"$kconfig"
 	if ! (cd "$TAS_TREE" && python3 tools/testing/kunit/kunit.py build --arch=um \
 		--kunitconfig "$kconfig" --build_dir "$build" --jobs "$(nproc)" \
@@ -155,11 +157,8 @@ build_one() { # label on|off
 # doctests, configured by kunit.py (which checks that every option survives
 # olddefconfig), and every built-in object up to vmlinux.a, without the link.
 quick_one() { # label on|off
-	local t0=$SECONDS mopts=() o
+	local t0=$SECONDS
 
-	for o in "${TAS_KMAKE[@]}"; do
-		mopts+=(--make_options "$o")
-	done
 	prefix_kunitconfig "$2" |
 		sed 's/^CONFIG_RUST_KERNEL_DOCTESTS=y$/# CONFIG_RUST_KERNEL_DOCTESTS is not set/' >"$kconfig"
 	if ! { (cd "$TAS_TREE" && python3 tools/testing/kunit/kunit.py config --arch=um \
@@ -262,14 +261,16 @@ for k in $(seq "$from" "${TAS_BISECT_TO:-$n}"); do
 		continue
 	fi
 	files=$(patch_files "$k")
+	kernel=0
+	! grep -qvE '^(tools/|Documentation/|MAINTAINERS$)' <<<"$files" || kernel=1
 	if [ "$k" -eq "$n" ]; then
 		build_one "patch $k/$n ($on, as kunit.py builds it)" on
-	elif grep -qvE '^(tools/|Documentation/|MAINTAINERS$)' <<<"$files"; then
+	elif [ "$kernel" -eq 1 ]; then
 		quick_one "patch $k/$n ($on)" on
 	fi
 	if grep -q '^tools/testing/selftests/' <<<"$files"; then
 		selftests_one "patch $k/$n"
-	elif [ "$k" -ne "$n" ] && ! grep -qvE '^(tools/|Documentation/|MAINTAINERS$)' <<<"$files"; then
+	elif [ "$k" -ne "$n" ] && [ "$kernel" -eq 0 ]; then
 		echo "bisect: patch $k/$n changes neither the kernel nor its kselftests"
 	fi
 done
