@@ -45,18 +45,6 @@ if [ "$action" = build ]; then
 		{ tail -n 60 "$log"; exit 1; }
 	exit 0
 fi
-# The upstream mock scheduler test drm_sched_parallel_submit_test can free
-# its jobs (kunit_kzalloc'd after the scheduler) before the scheduler's
-# drm_sched_fini() cleanup action walks them: a use-after-free that KASAN
-# reports and that can crash a kernel without KASAN, taking the remaining
-# suites with it. Where the freed memory is touched decides where the kernel
-# dies (in that test's cleanup or in a later test of its suite), so a crash is
-# attributed by the first suite that kunit.py marks as crashed. When that is
-# the mock scheduler's concurrent suite, the crash is reported and the tests
-# run again on the same kernel, at most five times more; a crash anywhere else
-# fails the run at once.
-flaky_suite=drm_sched_concurrent_tests
-max_runs=6
 
 kunit_run() { # run|exec
 	rm -f "$json"
@@ -80,13 +68,6 @@ crashed_suite() {
 }
 
 kunit_run "$action"
-runs=1
-while [ "$runs" -lt "$max_runs" ] && [ "$(crashed_suite)" = "$flaky_suite" ]; do
-	echo "kunit: known upstream crash in $flaky_suite (drm_sched_parallel_submit_test: the mock scheduler frees its jobs before drm_sched_fini()); running the tests once more"
-	cp "$log" "$log.crashed.$runs"
-	kunit_run exec
-	runs=$((runs + 1))
-done
 suite=$(crashed_suite)
 if [ -n "$suite" ]; then
 	echo "kunit: FAIL: the kernel crashed in $suite:"

@@ -8,7 +8,8 @@
                commit message says why). So does the one WARNING that needs
                history the base lacks: UNKNOWN_COMMIT_ID (the base is
                Debian's source tree in one commit, so checkpatch cannot look
-               up the id of a Fixes: tag; it still checks the tag's form).
+               up the id of a Fixes: tag; it still checks the tag's form),
+               and MISSING_FIXES_TAG where there is no id to name at all.
                New files must be covered by a MAINTAINERS entry
                (get_maintainer.pl), which is why checkpatch's generic
                FILE_PATH_CHANGES reminder is not needed.
@@ -52,7 +53,7 @@ def run(cmd, cwd=TREE, **kw):
 
 
 # Warnings that need the upstream history, which the base tree does not have.
-HISTORY_WARNINGS = {"UNKNOWN_COMMIT_ID"}
+HISTORY_WARNINGS = {"UNKNOWN_COMMIT_ID", "MISSING_FIXES_TAG"}
 
 
 def checkpatch():
