@@ -8,7 +8,8 @@ SHELL := /bin/bash
 PY := $${TAS_CACHE:-$${XDG_CACHE_HOME:-$$HOME/.cache}/tas}/tools/venv/bin/python
 
 .PHONY: all setup series series-check checkpatch rustfmtcheck clippy kernel-doc \
-	htmldocs bisect bisect-full kunit kunit-debug qemu-test qemu-kasan qemu-unload fuzz check demo bench bench-trace
+	htmldocs bisect bisect-full kunit kunit-debug qemu-test qemu-kasan qemu-unload fuzz check demo bench bench-trace \
+	export-graphs
 
 all: check
 
@@ -96,6 +97,16 @@ bench:
 	tools/setup.sh
 	. tools/env.sh && tas_assemble
 	tools/bench.sh --with-trace
+
+# The graphs of real model work in bench/graphs, exported again from PyTorch
+# models (tools/export-graphs.py), in a virtual environment of their own with
+# the versions they were exported with. Not needed by bench or check.
+EXPORT_VENV := $${TAS_CACHE:-$${XDG_CACHE_HOME:-$$HOME/.cache}/tas}/tools/export-venv
+export-graphs:
+	[ -x $(EXPORT_VENV)/bin/python ] || python3 -m venv $(EXPORT_VENV)
+	$(EXPORT_VENV)/bin/pip install -q torch==2.15.0 torchvision==0.29.2 \
+		transformers==5.24.0
+	$(EXPORT_VENV)/bin/python tools/export-graphs.py bench/graphs
 
 # Cost of the drm_sched trace events: base vs series vs events on (UML).
 bench-trace:

@@ -16,6 +16,9 @@
 # 10000, waiting for each other's syncobjs and killed at random); its counts
 # go to the "soak" entry of bench/results.json, and any violation fails.
 #
+# The graphs exported from real models (bench/graphs, tools/export-graphs.py)
+# run under both dispatches; their figures are the models_* keys.
+#
 # The samples behind latency_class_p99_gain become a picture,
 # bench/latency-classes.png and .svg (tools/tas_viz.py --bench).
 #
@@ -66,11 +69,17 @@ fi
 tas_build_user tas-bench
 tas_build_user tas-fuzz
 
+# The graphs exported from real models (tools/export-graphs.py).
+graphs=()
+for f in "$TAS_ROOT"/bench/graphs/*.tasg; do
+	graphs+=("$f:etc/tas/graphs/${f##*/}")
+done
 tas_initramfs bench "$TAS_QEMU_DIR/init-bench" \
 	"$TAS_QEMU_DIR/guest.sh:etc/tas/guest.sh" \
 	"$TAS_ROOT/docs/uapi-errors.md:etc/tas/uapi-errors.md" \
 	"$TAS_KOUT/userspace/tas-bench:bin/tas-bench" \
-	"$TAS_KOUT/userspace/tas-fuzz:bin/tas-fuzz"
+	"$TAS_KOUT/userspace/tas-fuzz:bin/tas-fuzz" \
+	"${graphs[@]}"
 
 log=$TAS_KOUT/bench.log
 rc=0

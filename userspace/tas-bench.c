@@ -232,6 +232,65 @@ static int bench_makespan(int fd, unsigned int rings)
 	return 0;
 }
 
+/* The graphs exported from real models (bench/graphs, in the guest here). */
+#define TAS_MODEL_GRAPHS	"/etc/tas/graphs"
+
+/*
+ * Each exported graph under the stock FIFO dispatch and under the graph
+ * dispatcher, against its bound and its zero-cost schedule. Reported apart
+ * from the synthetic suite, whose keys keep their meaning.
+ */
+static int bench_models(int fd, unsigned int rings)
+{
+	struct makespan_suite suite = { 0 };
+	struct tas_graph_stats fifo, tas;
+	char path[512], name[TAS_NAME_LEN];
+	double speedup = 0;
+	struct dirent **list;
+	int i, count, ret = 0;
+
+	count = scandir(TAS_MODEL_GRAPHS, &list, tas_graph_file, alphasort);
+	if (count <= 0) {
+		printf("  no exported graphs in %s\n", TAS_MODEL_GRAPHS);
+		return -ENOENT;
+	}
+	for (i = 0; i < count; i++) {
+		struct tas_graph g;
+
+		snprintf(path, sizeof(path), "%s/%s", TAS_MODEL_GRAPHS,
+			 list[i]->d_name);
+		free(list[i]);
+		if (ret)
+			continue;
+		ret = tas_graph_load(&g, path, rings, name);
+		if (ret)
+			continue;
+		ret = run_graph(fd, &g, DRM_TAS_SUBMIT_FIFO, &fifo);
+		if (!ret)
+			ret = run_graph(fd, &g, 0, &tas);
+		if (!ret) {
+			printf("  %s, %u nodes: FIFO %.2f ms (over bound %.3f), dispatcher %.2f ms",
+			       name, g.n, fifo.makespan / 1e6, fifo.bound_ratio,
+			       tas.makespan / 1e6);
+			suite_add(&suite, &tas);
+			speedup += (double)fifo.makespan / tas.makespan;
+		}
+		tas_graph_free(&g);
+	}
+	free(list);
+	if (ret)
+		return ret;
+	result("models_speedup_vs_fifo_mean", speedup / suite.count, "-",
+	       "FIFO makespan / dispatcher makespan, exported model graphs");
+	result("models_makespan_over_bound_mean", suite.sum[1] / suite.count, "-",
+	       "dispatcher makespan / max(critical path, busiest ring), mean");
+	result("models_makespan_over_ideal_mean", suite.sum[2] / suite.count,
+	       "<= 1.05", "dispatcher makespan / zero-cost schedule, mean");
+	result("models_makespan_over_ideal_max", suite.max[2], "<= 1.10",
+	       "the same, worst model graph");
+	return 0;
+}
+
 #define TAS_CLOCK_NODES	20
 
 /*
@@ -838,6 +897,8 @@ int main(int argc, char **argv)
 
 	if (!ret)
 		ret = bench_makespan(fd, rings);
+	if (!ret)
+		ret = bench_models(fd, rings);
 	/* After the makespans: the guest's TSC is calibrated by then. */
 	if (!ret)
 		ret = bench_clock(fd);

@@ -143,12 +143,91 @@ static void test_transformer(void)
 	tas_graph_free(&g);
 }
 
-int main(void)
+/*
+ * The graphs exported from real models (tools/export-graphs.py) in @dir:
+ * each loads, and with every node run for its nominal duration the
+ * zero-cost schedule lies between the lower bound and the sum of all work.
+ */
+static void test_exported(const char *dir)
+{
+	struct dirent **list;
+	char path[512], name[TAS_NAME_LEN];
+	int i, count;
+
+	count = scandir(dir, &list, tas_graph_file, alphasort);
+	expect(count > 0, "exported graphs: found", count > 0 ? count : 0, 1);
+	for (i = 0; i < count; i++) {
+		struct drm_tas_node_info *info;
+		struct tas_graph_stats st;
+		struct tas_graph g;
+		unsigned int j;
+		__u64 lower;
+		int ret;
+
+		snprintf(path, sizeof(path), "%s/%s", dir, list[i]->d_name);
+		free(list[i]);
+		ret = tas_graph_load(&g, path, TAS_MAX_RINGS, name);
+		expect(!ret, path, -ret, 0);
+		if (ret)
+			continue;
+		info = calloc(g.n, sizeof(*info));
+		if (!info)
+			abort();
+		for (j = 0; j < g.n; j++)
+			ran(info, j, g.nodes[j].duration_ns);
+		tas_graph_measure(&g, info, g.num_rings, &st);
+		lower = st.busiest_ring > st.critical_path ? st.busiest_ring :
+							     st.critical_path;
+		printf("# %s: %u nodes, %u edges, bound %.2f ms, zero-cost schedule %.2f ms, work %.2f ms\n",
+		       name, g.n, g.e, lower / 1e6, st.ideal / 1e6, st.work / 1e6);
+		snprintf(path, sizeof(path),
+			 "%s: bound <= zero-cost schedule <= work", name);
+		expect(st.ideal >= lower && st.ideal <= st.work, path, st.ideal,
+		       lower);
+		free(info);
+		tas_graph_free(&g);
+	}
+	if (count > 0)
+		free(list);
+}
+
+/* A file that does not follow the format is refused with -EINVAL. */
+static void test_load_errors(void)
+{
+	static const char * const bad[] = {
+		"tas-graph 1 x 2 1 0\nn 2 1000 a\n",		/* ring */
+		"tas-graph 1 x 2 2 1\nn 0 1 a\nn 1 1 b\ne 1 0\n",	/* order */
+		"tas-graph 1 x 2 2 0\nn 0 1 a\n",		/* count */
+		"tas-graph 1 x 99 1 0\nn 0 1 a\n",		/* rings */
+		"n 0 1 a\n",					/* header */
+	};
+	char path[] = "/tmp/tas-graphs-test-XXXXXX", name[TAS_NAME_LEN];
+	struct tas_graph g;
+	unsigned int i;
+	int fd, ret;
+
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		strcpy(path, "/tmp/tas-graphs-test-XXXXXX");
+		fd = mkstemp(path);
+		if (fd < 0 || write(fd, bad[i], strlen(bad[i])) < 0)
+			abort();
+		close(fd);
+		ret = tas_graph_load(&g, path, TAS_MAX_RINGS, name);
+		unlink(path);
+		EXPECT_EQ("load: malformed file refused", -ret, EINVAL);
+	}
+}
+
+/* Usage: tas-graphs-test [DIR of exported graphs, e.g. bench/graphs] */
+int main(int argc, char **argv)
 {
 	test_two_rings();
 	test_zero_time_chain();
 	test_fan_in();
 	test_transformer();
+	test_load_errors();
+	if (argc > 1)
+		test_exported(argv[1]);
 	printf("1..%u\n", tests);
 	printf("tas-graphs-test: %u passed, %u failed\n", tests - failures,
 	       failures);

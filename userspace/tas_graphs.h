@@ -85,6 +85,76 @@ static inline void tas_graph_edge(struct tas_graph *g, unsigned int from,
 	g->e++;
 }
 
+/* A scandir() filter: the exported graph files, *.tasg. */
+static inline int tas_graph_file(const struct dirent *de)
+{
+	size_t len = strlen(de->d_name);
+
+	return len > 5 && !strcmp(de->d_name + len - 5, ".tasg");
+}
+
+/*
+ * Loads a graph exported by tools/export-graphs.py (a .tasg file in
+ * bench/graphs):
+ *
+ *   # comments
+ *   tas-graph 1 <name> <rings> <nodes> <edges>
+ *   n <ring> <duration_ns> <name>	(nodes in a topological order)
+ *   e <from> <to>			(from < to)
+ *
+ * into @g (initialised here; tas_graph_free() it) and its name into @name.
+ * Returns 0, -ENOMEM, -ENOENT, or -EINVAL for a file that does not follow
+ * the format, has more rings than @max_rings or TAS_MAX_RINGS, or counts
+ * that do not match its header.
+ */
+static inline int tas_graph_load(struct tas_graph *g, const char *path,
+				 unsigned int max_rings, char name[TAS_NAME_LEN])
+{
+	unsigned int rings, nodes, edges, a, b;
+	unsigned long long ns;
+	char line[256], word[TAS_NAME_LEN];
+	int ret = -EINVAL, header = 0;
+	FILE *f = fopen(path, "r");
+
+	memset(g, 0, sizeof(*g));
+	if (!f)
+		return -ENOENT;
+	while (fgets(line, sizeof(line), f)) {
+		if (line[0] == '#' || line[0] == '\n')
+			continue;
+		if (!header) {
+			if (sscanf(line, "tas-graph 1 %23s %u %u %u", word, &rings,
+				   &nodes, &edges) != 4 || !rings ||
+			    rings > max_rings || rings > TAS_MAX_RINGS ||
+			    !nodes || nodes > 100000 || edges > 1000000)
+				goto out;
+			snprintf(name, TAS_NAME_LEN, "%s", word);
+			if (tas_graph_init(g, nodes, edges, rings)) {
+				ret = -ENOMEM;
+				goto out;
+			}
+			header = 1;
+		} else if (sscanf(line, "n %u %llu %23s", &a, &ns, word) == 3) {
+			if (a >= rings || g->n == g->max_n || g->e)
+				goto out;
+			tas_graph_node(g, a, ns, word);
+		} else if (sscanf(line, "e %u %u", &a, &b) == 2) {
+			if (a >= b || b >= g->n || g->e == g->max_e)
+				goto out;
+			tas_graph_edge(g, a, b);
+		} else {
+			goto out;
+		}
+	}
+	if (header && g->n == g->max_n && g->e == g->max_e)
+		ret = 0;
+out:
+	fclose(f);
+	if (ret)
+		tas_graph_free(g);
+	return ret;
+}
+
 /*
  * A transformer block, two micro-batches, tensor parallel over two compute
  * rings: per micro-batch and shard an attention part (QKV projection,
