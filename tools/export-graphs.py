@@ -146,10 +146,10 @@ def compute_graph(gm, costs):
 
 
 def fuse(ops, ring_of):
-    """Fuses every op shorter than MIN_NS into a neighbour on its ring: its
-    only predecessor if it is that predecessor's only successor, else the
-    predecessor or successor it shares a ring with, when the fused node
-    stays acyclic. Returns (ops, mapping of old index to fused index)."""
+    """Fuses every op shorter than MIN_NS, shortest first, with the
+    predecessor or successor on its ring that makes the shortest fused node
+    and keeps the graph acyclic (no other path between the two). Returns
+    (ops in a topological order, mapping of old index to fused index)."""
     n = len(ops)
     parent = list(range(n))
 
