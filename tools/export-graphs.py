@@ -22,6 +22,12 @@ engine. The graphs are then laid out on the rings of drm/tas:
   inception-fwd     Inception v3 forward (a branchy CNN) on two compute
                     rings, each node on the ring where it can finish first,
                     as a framework with two streams would place it.
+  mixtral-ep-fwd    A Mixtral forward pass (4 decoder layers of 8 experts,
+                    top-2) on two devices, expert parallel: each compute ring
+                    runs attention for its own tokens and holds 4 experts;
+                    the tokens go to their experts and back in all-to-alls on
+                    the comm ring. Two micro-batches per device, so that one
+                    micro-batch's attention overlaps the other's all-to-all.
 
 Rings: 0 and 1 compute, 2 copy (host to device), 3 communication.
 
@@ -50,6 +56,8 @@ FLOPS = 150e12
 MEM_BW = 1.5e12
 LINK_BW = 100e9
 PCIE_BW = 25e9
+# Expert parallelism spans nodes: its all-to-alls go over a 200 Gb/s NIC.
+EP_LINK_BW = 25e9
 KERNEL_NS = 5000
 # The virtual engine runs the modelled times this many times slower, so that
 # its simulated clock (about 0.1 ms per tick of work) stays small beside them.
@@ -361,6 +369,102 @@ def branchy(name, model, example):
     return g
 
 
+@torch.library.custom_op("tas_export::experts", mutates_args=())
+def experts_op(hidden: torch.Tensor, index: torch.Tensor,
+               weights: torch.Tensor) -> torch.Tensor:
+    """Stands for a layer's routed experts in the trace: expert_parallel()
+    replaces it by the all-to-alls and the experts of both devices."""
+    return torch.empty_like(hidden)
+
+
+@experts_op.register_fake
+def _(hidden, index, weights):
+    return torch.empty_like(hidden)
+
+
+def expert_parallel(name, model, example, micro_batches=2, seed=1):
+    """A forward pass of a mixture-of-experts model on two devices, one
+    compute ring each, expert parallel over them.
+
+    The routed experts are data dependent (which token goes where), and meta
+    tensors carry no data, so the trace stops at each layer's experts
+    (experts_op) and the exchange is built here: the dispatch all-to-all on
+    the comm ring after both devices' routers, each expert on its device's
+    ring with the tokens routed to it, the combine all-to-all, then both
+    devices' next layer. How many tokens an expert gets is drawn (seeded)
+    around the balanced load, as a router with an auxiliary balancing loss
+    leaves it; an expert's time is that of its traced MLP on that many
+    tokens."""
+    cfg = model.config
+    layers = model.model.layers
+    for layer in layers:
+        layer.mlp.experts.forward = lambda h, i, w: experts_op(h, i, w)
+    gm, costs = trace(lambda x: model(input_ids=x).logits, example)
+    ops, _ = compute_graph(gm, costs)
+    experts_at = [i for i, o in enumerate(ops) if o[0] == "experts"]
+    assert len(experts_at) == len(layers), (len(experts_at), len(layers))
+
+    exp = layers[0].mlp.experts
+
+    def expert_ns(tokens):
+        x = torch.empty(tokens, cfg.hidden_size, device="meta")
+
+        def mlp(x, gate_up, down):
+            gate, up = torch.nn.functional.linear(x, gate_up).chunk(2, dim=-1)
+            return torch.nn.functional.linear(exp.act_fn(gate) * up, down)
+
+        _, costs_e = trace(mlp, x, exp.gate_up_proj[0], exp.down_proj[0])
+        return sum(costs_e.ns.values()) * SLOWDOWN
+
+    tokens = example.numel()            # per device and micro-batch
+    k, n_exp = cfg.num_experts_per_tok, cfg.num_local_experts
+    per_ring = n_exp // len(COMPUTE)
+    # All-to-all: half of a device's token copies go to the other device's
+    # experts, both directions at once.
+    elem = torch.empty((), dtype=torch.get_default_dtype()).element_size()
+    a2a = transfer_ns(tokens * k * cfg.hidden_size * elem // 2, EP_LINK_BW)
+    gen = torch.Generator().manual_seed(seed)
+
+    g = Graph(name)
+    h2d = g.add(COPY, transfer_ns(nbytes(example) * micro_batches * len(COMPUTE),
+                                  PCIE_BW), "h2d")
+    # Dense stretches: between two layers' experts, per device and
+    # micro-batch; fused per stretch (they run on one ring).
+    bounds = [-1] + experts_at + [len(ops)]
+    stretches = []
+    for a, b in zip(bounds, bounds[1:]):
+        part = []
+        for op, t, preds, _ in ops[a + 1:b]:
+            part.append([op, t, {q - a - 1 for q in preds if q > a}, 0])
+        stretches.append(fuse(part, [0] * len(part))[0])
+    sinks = [[i for i in range(len(part))
+              if not any(i in later[2] for later in part[i + 1:])]
+             for part in stretches]
+    # In the order a framework overlapping two micro-batches issues them:
+    # both micro-batches' dense stretch, then their exchanges.
+    tails = {(r, m): [h2d] for r in range(len(COMPUTE)) for m in range(micro_batches)}
+    for s, part in enumerate(stretches):
+        for m in range(micro_batches):
+            for r, ring in enumerate(COMPUTE):
+                idx = place(g, part, ring, f"l{s}.m{m}.d{r}.", tails[r, m])
+                tails[r, m] = [idx[i] for i in sinks[s]]
+        if s == len(layers):
+            break
+        for m in range(micro_batches):
+            d = g.add(COMM, a2a, f"l{s}.m{m}.dispatch",
+                      [t for r in range(len(COMPUTE)) for t in tails[r, m]])
+            skew = torch.randn(n_exp, generator=gen).mul(0.35).softmax(0)
+            picks = torch.multinomial(skew, tokens * len(COMPUTE) * k,
+                                      replacement=True, generator=gen)
+            counts = torch.bincount(picks, minlength=n_exp).tolist()
+            done = [g.add(COMPUTE[e // per_ring], expert_ns(max(counts[e], 1)),
+                          f"l{s}.m{m}.expert{e}", [d]) for e in range(n_exp)]
+            c = g.add(COMM, a2a, f"l{s}.m{m}.combine", done)
+            for r in range(len(COMPUTE)):
+                tails[r, m] = [c]
+    return g
+
+
 def write(g, path):
     edges = [(p, i) for i, ps in enumerate(g.preds) for p in sorted(ps)]
     with open(path, "w") as f:
@@ -378,7 +482,8 @@ def write(g, path):
 
 
 def main(out):
-    from transformers import GPT2Config, GPT2LMHeadModel, masking_utils
+    from transformers import (GPT2Config, GPT2LMHeadModel, MixtralConfig,
+                              MixtralForCausalLM, masking_utils)
     import torchvision
 
     # Without an attention mask, transformers looks for packed sequences in
@@ -397,6 +502,13 @@ def main(out):
         inception = torchvision.models.inception_v3(
             weights=None, aux_logits=False, init_weights=False).eval()
         image = torch.zeros(16, 3, 299, 299)
+        mixtral = MixtralForCausalLM(MixtralConfig(
+            vocab_size=32000, hidden_size=1024, intermediate_size=3584,
+            num_hidden_layers=4, num_attention_heads=16,
+            num_key_value_heads=8, num_local_experts=8,
+            num_experts_per_tok=2, attn_implementation="sdpa")).eval()
+        mixtral.config.use_cache = False
+        tokens = torch.zeros(2, 512, dtype=torch.long)
 
     def lm_loss(m, x):
         return m(input_ids=x, labels=x).loss
@@ -414,6 +526,8 @@ def main(out):
     write(tensor_parallel("gpt2-tp-fwd", gpt2, ids), f"{out}/gpt2-tp-fwd.tasg")
     write(branchy("inception-fwd", inception, image),
           f"{out}/inception-fwd.tasg")
+    write(expert_parallel("mixtral-ep-fwd", mixtral, tokens),
+          f"{out}/mixtral-ep-fwd.tasg")
 
 
 if __name__ == "__main__":
