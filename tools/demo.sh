@@ -8,7 +8,9 @@
 # the scheduler events recorded in tracefs (read with libtracefs) with a
 # per-job latency summary. The transformer runs also become pictures (Gantt
 # charts, wait histograms) and a Perfetto trace in $TAS_OUT/x86/demo/
-# (tools/tas_viz.py).
+# (tools/tas_viz.py). Last, the tas Python module's model example
+# (userspace/tas-py/examples/model_template.py) launches two captured models
+# (bench/graphs) as templates, against the stock dispatch.
 #
 # Usage: tools/demo.sh [--no-build] [KUNIT_GLOB]
 #   KUNIT_GLOB  KUnit suites to run at boot (default drm_sched_trace*)
@@ -35,11 +37,14 @@ if [ "$build" -eq 1 ]; then
 fi
 [ -f "$TAS_BZIMAGE" ] || tas_die "no kernel in $TAS_BZIMAGE: run without --no-build"
 tas_build_user tas-demo
+tas_build_python
 
 tas_initramfs demo "$TAS_QEMU_DIR/init-demo" \
 	"$TAS_QEMU_DIR/guest.sh:etc/tas/guest.sh" \
 	"$TAS_KOUT/userspace/tas-demo:bin/tas-demo" \
-	"$TAS_ROOT/bpftrace:etc/tas/bpftrace"
+	"$TAS_ROOT/bpftrace:etc/tas/bpftrace" \
+	"$TAS_ROOT/userspace/tas-py/examples/model_template.py:etc/tas/model_template.py" \
+	"$TAS_ROOT/bench/graphs:etc/tas/graphs"
 
 # The bpftrace scripts run on the host's bpftrace (tools/setup.sh installs
 # it), in the host's root file system shared with the guest.
@@ -51,7 +56,10 @@ log=$TAS_KOUT/demo.log
 rc=0
 # The default trace clock falls back to jiffies resolution under TCG (unstable
 # TSC); the monotonic clock keeps event timestamps fine-grained.
-tas_boot "$log" "trace_event=gpu_scheduler:* trace_clock=mono kunit.filter_glob=$glob TAS_HOSTROOT=$TAS_HOSTROOT" || rc=$?
+# The Python example runs on the venv's Python, where tas_build_python
+# installed the module, from the host's root file system.
+TAS_PY=$TAS_TOOLS/venv/bin/python
+tas_boot "$log" "trace_event=gpu_scheduler:* trace_clock=mono kunit.filter_glob=$glob TAS_HOSTROOT=$TAS_HOSTROOT TAS_PY=$TAS_PY" || rc=$?
 
 echo "== KUnit ($glob) at boot"
 sed '/^TAS-GUEST:/,$d' "$log" | grep -E '^ *(# Subtest:|(not )?ok [0-9]+ |# Totals:|# [a-z_]+: pass:)' ||
@@ -80,6 +88,9 @@ echo "== Pictures and a Perfetto trace of the transformer runs (tools/tas_viz.py
 viz=0
 "$TAS_TOOLS/venv/bin/python" "$TAS_ROOT/tools/tas_viz.py" --check "${vopts[@]}" "$log" "$TAS_KOUT/demo" || viz=1
 echo "(open the .pftrace file with \"Open trace file\" in the Perfetto UI)"
+echo
+echo "== A framework's loop: captured models launched as templates (userspace/tas-py/examples/model_template.py)"
+sed -n '/^TAS-MODELS-START$/,/^TAS-MODELS-END$/p' "$log" | sed '1d;$d'
 
 bad=0
 if [ "$rc" -ne 0 ] || ! grep -q '^TAS-GUEST-DONE rc=0' "$log"; then

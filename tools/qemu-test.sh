@@ -108,7 +108,9 @@ tas_initramfs kselftest "$TAS_QEMU_DIR/init-kselftest" \
 	"$TAS_ROOT/docs/uapi-errors.md:etc/tas/uapi-errors.md" \
 	"${binaries[@]}" "$TAS_ROOT/bpftrace:etc/tas/bpftrace" \
 	"$TAS_ROOT/userspace/tas-py/tests/test_tas.py:etc/tas/test_tas.py" \
-	"$TAS_ROOT/userspace/tas-py/examples/quickstart.py:etc/tas/quickstart.py"
+	"$TAS_ROOT/userspace/tas-py/examples/quickstart.py:etc/tas/quickstart.py" \
+	"$TAS_ROOT/userspace/tas-py/examples/model_template.py:etc/tas/model_template.py" \
+	"$TAS_ROOT/bench/graphs/resnet18-dp-train.tasg:etc/tas/resnet18-dp-train.tasg"
 
 
 append="kunit.enable=0"
@@ -197,7 +199,7 @@ if [ "$userspace" -eq 1 ]; then
 		"$TAS_KOUT/tas-rs-test.log" tas_test_rust
 	host_test "tas-py: the tests without a device" "$TAS_KOUT/tas-py-test.log" tas_test_python
 	guest_tests TAS-RS-START TAS-RS-END 1
-	guest_tests TAS-PY-START TAS-PY-END 2
+	guest_tests TAS-PY-START TAS-PY-END 3
 fi
 
 # The demo's graph as pictures and a Perfetto trace: tas_viz.py's own tests,

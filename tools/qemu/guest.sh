@@ -169,15 +169,18 @@ tas_rs_smoke() {
 }
 
 # tas_py_test PYTHON: the tests of the tas Python module
-# (userspace/tas-py/tests/test_tas.py) and the example of its README
-# (examples/quickstart.py) on PYTHON, the host's venv, where the module is
-# installed, in the host's root file system, as two tests: every unit test
-# must pass, none may be skipped. Their own lines are prefixed.
+# (userspace/tas-py/tests/test_tas.py), the example of its README
+# (examples/quickstart.py) and the model example (examples/model_template.py
+# on a captured ResNet-18 training step) on PYTHON, the host's venv, where
+# the module is installed, in the host's root file system, as three tests:
+# every unit test must pass, none may be skipped. Their own lines are
+# prefixed.
 tas_py_test() {
 	tas_hostroot || { echo "TAS-GUEST: no host root file system (TAS_PY)"; return 1; }
 	ret=0
-	echo "1..2"
-	cp /etc/tas/test_tas.py /etc/tas/quickstart.py /host/tmp/
+	echo "1..3"
+	cp /etc/tas/test_tas.py /etc/tas/quickstart.py /etc/tas/model_template.py \
+		/etc/tas/resnet18-dp-train.tasg /host/tmp/
 	rc=0
 	chroot /host /usr/bin/env PYTHONDONTWRITEBYTECODE=1 "$1" -m unittest -v \
 		/tmp/test_tas.py >/tas-py.log 2>&1 || rc=$?
@@ -189,16 +192,39 @@ tas_py_test() {
 		echo "not ok 1 tas-py: $summary (exit $rc)"
 		ret=1
 	fi
-	rc=0
-	chroot /host /usr/bin/env PYTHONDONTWRITEBYTECODE=1 "$1" /tmp/quickstart.py \
-		>/tas-py.log 2>&1 || rc=$?
-	sed 's/^/tas-py: /' /tas-py.log
-	if [ "$rc" -eq 0 ]; then
-		echo "ok 2 tas-py: examples/quickstart.py"
-	else
-		echo "not ok 2 tas-py: examples/quickstart.py (exit $rc)"
-		ret=1
-	fi
+	n=1
+	for example in quickstart.py "model_template.py /tmp/resnet18-dp-train.tasg"; do
+		n=$((n + 1))
+		rc=0
+		# shellcheck disable=SC2086 # the example and its arguments
+		chroot /host /usr/bin/env PYTHONDONTWRITEBYTECODE=1 "$1" /tmp/$example \
+			>/tas-py.log 2>&1 || rc=$?
+		sed 's/^/tas-py: /' /tas-py.log
+		if [ "$rc" -eq 0 ]; then
+			echo "ok $n tas-py: examples/$example"
+		else
+			echo "not ok $n tas-py: examples/$example (exit $rc)"
+			ret=1
+		fi
+	done
+	return "$ret"
+}
+
+# tas_models PYTHON GRAPH...: examples/model_template.py on each captured
+# model graph (/etc/tas/graphs/GRAPH.tasg), on PYTHON in the host's root
+# file system, as for tas_py_test.
+tas_models() {
+	py=$1
+	shift
+	tas_hostroot || { echo "TAS-GUEST: no host root file system (TAS_PY)"; return 1; }
+	mkdir -p /host/tmp/tas-graphs
+	cp /etc/tas/model_template.py /host/tmp/
+	ret=0
+	for graph; do
+		cp "/etc/tas/graphs/$graph.tasg" /host/tmp/tas-graphs/
+		chroot /host /usr/bin/env PYTHONDONTWRITEBYTECODE=1 "$py" /tmp/model_template.py \
+			"/tmp/tas-graphs/$graph.tasg" || ret=1
+	done
 	return "$ret"
 }
 

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
-//! The `tas` Python module: the drm/tas uAPI for Python, over the `tas`
-//! crate (`userspace/tas-rs`).
+//! The native part of the `tas` Python module (`tas._tas`, which `tas`
+//! re-exports): the drm/tas uAPI for Python, over the `tas` crate
+//! (`userspace/tas-rs`).
 //!
 //! The module is a thin layer: every ioctl, structure and rule of the uAPI
 //! stays in the `tas` crate, and this crate only converts arguments, results
@@ -593,7 +594,7 @@ fn now_ns() -> u64 {
 
 /// The drm/tas uAPI: devices, graphs, syncobjs, buffers and templates.
 #[pymodule]
-#[pyo3(name = "tas")]
+#[pyo3(name = "_tas")]
 fn tas_module(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("Error", m.py().get_type::<Error>())?;
     m.add_class::<Device>()?;

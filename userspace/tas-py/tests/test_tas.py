@@ -15,6 +15,7 @@ import time
 import unittest
 
 import tas
+from tas import dag as tasdag
 
 MS = 1_000_000
 NO_DEVICE = os.environ.get("TAS_PY_NO_DEVICE") == "1"
@@ -57,6 +58,60 @@ class GraphTest(unittest.TestCase):
         a = tas.now_ns()
         self.assertGreater(tas.now_ns(), a - 1)
         self.assertEqual(tas.NODE_GRAPH, 0xFFFFFFFF)
+
+
+def diamond():
+    """0 -> {1, 2} -> 3; rings 0, 1, 1, 0; 1 + 3 + 2 + 1 ms."""
+    d = tasdag.Dag("diamond")
+    a = d.add(0, MS, "a")
+    b = d.add(1, 3 * MS, "b", [a])
+    c = d.add(1, 2 * MS, "c", [a])
+    d.add(0, MS, "d", [b, c])
+    return d
+
+
+class DagTest(unittest.TestCase):
+    def test_bounds(self):
+        d = diamond()
+        self.assertEqual((d.rings, len(d), d.edges()), (2, 4, [(0, 1), (0, 2), (1, 3), (2, 3)]))
+        self.assertEqual(d.critical_path_ns(), 5 * MS)
+        self.assertEqual(d.work_ns(), 7 * MS)
+        # Ring 1 runs b and c one after the other: 1 + 5 + 1 ms at least.
+        self.assertEqual(d.bound_ns(), 5 * MS)
+
+    def test_round_trip(self):
+        d = diamond()
+        text = d.dumps("a comment")
+        self.assertTrue(text.startswith("# a comment\ntas-graph 1 diamond 2 4 4\nn 0 1000000 a\n"))
+        e = tasdag.loads(text)
+        self.assertEqual((e.name, e.rings, e.nodes, e.preds), (d.name, d.rings, d.nodes, d.preds))
+
+    def test_malformed(self):
+        good = diamond().dumps()
+        bad = [
+            "",
+            good.replace("tas-graph 1", "tas-graph 2"),
+            good.replace(" 2 4 4", " 2 5 4"),               # a node missing
+            good.replace("n 1 3000000 b", "n 2 3000000 b"),  # ring beyond the header's
+            good.replace("e 1 3", "e 3 1"),                  # backwards edge
+            good.replace("e 1 3", "e 1 x"),
+            good.replace("n 0 1000000 a", "x 0 1000000 a"),
+        ]
+        for text in bad:
+            with self.assertRaises(OSError, msg=text) as cm:
+                tasdag.loads(text)
+            self.assertEqual(cm.exception.errno, errno.EINVAL)
+
+    def test_add_needs_earlier_predecessors(self):
+        d = tasdag.Dag("x")
+        with self.assertRaises(ValueError):
+            d.add(0, MS, "a", [0])
+
+    def test_to_graph(self):
+        g = tas.Graph()
+        g.nop(0)
+        self.assertIs(diamond().to_graph(g), g)
+        self.assertEqual(len(g), 5)
 
 
 @unittest.skipIf(NO_DEVICE, "TAS_PY_NO_DEVICE=1: no drm/tas device")
@@ -240,3 +295,14 @@ class DeviceTest(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+    def test_dag_makespan(self):
+        d = diamond()
+        done = self.dev.syncobj()
+        g = d.to_graph()
+        g.signal(done)
+        gid = self.dev.submit(g)
+        done.wait(timeout=30)
+        info = self.dev.graph_info(gid, len(g))
+        self.assertEqual([n.tag for n in info.nodes], [0, 1, 2, 3])
+        self.assertGreaterEqual(tasdag.makespan_ns(info), d.bound_ns())
