@@ -77,13 +77,6 @@ static __u64 percentile(__u64 *v, unsigned int n, unsigned int p)
 	return v[i ? i - 1 : 0];
 }
 
-static __u64 get_param(int fd, __u32 param)
-{
-	struct drm_tas_get_param gp = { .param = param };
-
-	return ioctl(fd, DRM_IOCTL_TAS_GET_PARAM, &gp) ? 0 : gp.value;
-}
-
 /* A random layered DAG: each node waits for 1 to 3 nodes of the layer before. */
 static void build_layered(struct tas_graph *g, unsigned int nodes,
 			  unsigned int width)
@@ -435,7 +428,7 @@ static __u64 empty_ioctl_p50(int fd, int cold)
 		if (cold)
 			usleep(50000);
 		t[i] = now_ns();
-		get_param(fd, DRM_TAS_PARAM_VERSION);
+		tas_get_param(fd, DRM_TAS_PARAM_VERSION);
 		t[i] = now_ns() - t[i];
 	}
 	return percentile(t, cold ? 21 : 201, 50);
@@ -454,7 +447,6 @@ static __u64 empty_ioctl_p50(int fd, int cold)
  */
 static int template_launch_p50(int fd, unsigned int n, __u64 *p50)
 {
-	struct drm_tas_template_destroy destroy = { 0 };
 	__u64 t[21], taken[21], ready[21], rest[21];
 	unsigned int i, started_before_return = 0;
 	struct drm_tas_node_info *info;
@@ -477,23 +469,20 @@ static int template_launch_p50(int fd, unsigned int n, __u64 *p50)
 	if (!ret)
 		ret = tas_new_syncobj(fd, &syncobj);
 	for (i = 0; !ret && i < 21; i++) {
-		struct drm_tas_template_launch launch = { 0 };
 		struct drm_tas_sync sig = { 0 };
-		__u64 t0, t1;
+		__u64 t0, t1, graph_id = 0;
 
 		usleep(50000);
 		sig.handle = syncobj;
 		sig.node = DRM_TAS_NODE_GRAPH;
-		launch.handle = handle;
-		launch.signals = tas_array(&sig, 1, sizeof(sig));
 		t0 = now_ns();
-		ret = ioctl(fd, DRM_IOCTL_TAS_TEMPLATE_LAUNCH, &launch) ? -errno : 0;
+		ret = tas_template_launch(fd, handle, NULL, 0, &sig, 1, 0, &graph_id);
 		t1 = now_ns();
 		t[i] = t1 - t0;
 		if (!ret)
 			ret = tas_wait_syncobj(fd, syncobj, 0, 60);
 		if (!ret)
-			ret = tas_graph_results(fd, launch.graph_id, info, n, NULL);
+			ret = tas_graph_results(fd, graph_id, info, n, NULL);
 		if (ret)
 			break;
 		taken[i] = info[0].queued_ns - t0;
@@ -504,8 +493,7 @@ static int template_launch_p50(int fd, unsigned int n, __u64 *p50)
 	free(info);
 	if (ret)
 		return ret;
-	destroy.handle = handle;
-	ioctl(fd, DRM_IOCTL_TAS_TEMPLATE_DESTROY, &destroy);
+	tas_template_destroy(fd, handle);
 	*p50 = percentile(t, 21, 50);
 	printf("  template launch, %u nodes: p50 %.2f us = instance %.2f us + to first node ready %.2f us + rest %.2f us (medians); first node started before the ioctl returned in %u of 21\n",
 	       n, *p50 / 1e3, percentile(taken, 21, 50) / 1e3,
@@ -889,7 +877,7 @@ int main(int argc, char **argv)
 		printf("no tas render node\n");
 		return 1;
 	}
-	rings = get_param(fd, DRM_TAS_PARAM_NUM_RINGS);
+	rings = tas_get_param(fd, DRM_TAS_PARAM_NUM_RINGS);
 	json_len = snprintf(json, sizeof(json), "{");
 	printf("tas-bench: %u rings, empty ioctl (GET_PARAM) %.2f us\n", rings,
 	       empty_ioctl_p50(fd, 0) / 1e3);

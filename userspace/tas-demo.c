@@ -424,15 +424,15 @@ static int run_transformer(int fd)
 {
 	static struct drm_tas_node_info fifo_info[TAS_TF_MAX_NODES];
 	static struct drm_tas_node_info info[TAS_TF_MAX_NODES];
-	struct drm_tas_get_param gp = { .param = DRM_TAS_PARAM_NUM_RINGS };
+	__u64 rings = tas_get_param(fd, DRM_TAS_PARAM_NUM_RINGS);
 	struct tas_graph_stats fifo, tas;
 	struct tas_graph g;
 	int ret;
 
-	if (ioctl(fd, DRM_IOCTL_TAS_GET_PARAM, &gp))
-		return -errno;
+	if (!rings)
+		return -EINVAL;
 	ret = tas_graph_init(&g, TAS_TF_MAX_NODES, TAS_TF_MAX_EDGES,
-			     gp.value < TAS_TF_RINGS ? gp.value : TAS_TF_RINGS);
+			     rings < TAS_TF_RINGS ? rings : TAS_TF_RINGS);
 	if (ret)
 		return ret;
 	tas_graph_transformer(&g, 1);

@@ -395,13 +395,6 @@ static void place(struct fuzz_thread *t, char *arena, size_t cap, const void *sr
 	memcpy(dst, t->scratch, mapped);
 }
 
-static void buf(struct drm_tas_buf *b, __u32 handle, __u64 offset, __u64 size)
-{
-	b->handle = handle;
-	b->offset = offset;
-	b->size = size;
-}
-
 /* A node, valid unless @mutate; operations on buffers where it has some. */
 static void gen_node(struct fuzz_thread *t, struct drm_tas_node *n, bool mutate)
 {
@@ -420,21 +413,21 @@ static void gen_node(struct fuzz_thread *t, struct drm_tas_node *n, bool mutate)
 		switch (rnd_below(t, 4)) {
 		case 0:
 			n->op = DRM_TAS_OP_FILL;
-			buf(&n->dst, bo, 4 * rnd_below(t, 1024), 4 * (1 + rnd_below(t, 1024)));
+			tas_buf(&n->dst, bo, 4 * rnd_below(t, 1024), 4 * (1 + rnd_below(t, 1024)));
 			n->imm = (__u32)rnd(t);
 			break;
 		case 1:
 			n->op = DRM_TAS_OP_COPY;
 			size = 4 * (1 + rnd_below(t, 1024));
-			buf(&n->dst, bo, 0, size);
-			buf(&n->src[0], bo, 8192, size);
+			tas_buf(&n->dst, bo, 0, size);
+			tas_buf(&n->src[0], bo, 8192, size);
 			break;
 		case 2:
 			n->op = DRM_TAS_OP_ADD;
 			size = 4 * (1 + rnd_below(t, 512));
-			buf(&n->dst, bo, 0, size);
-			buf(&n->src[0], bo, 4096, size);
-			buf(&n->src[1], bo, 8192, size);
+			tas_buf(&n->dst, bo, 0, size);
+			tas_buf(&n->src[0], bo, 4096, size);
+			tas_buf(&n->src[1], bo, 8192, size);
 			break;
 		default:
 			n->op = DRM_TAS_OP_MATMUL;
@@ -442,9 +435,9 @@ static void gen_node(struct fuzz_thread *t, struct drm_tas_node *n, bool mutate)
 			n_ = 1 + rnd_below(t, 16);
 			k_ = 1 + rnd_below(t, 16);
 			n->imm = m_ | n_ << 16 | k_ << 32;
-			buf(&n->src[0], bo, 0, 4 * m_ * k_);
-			buf(&n->src[1], bo, 4096, 4 * k_ * n_);
-			buf(&n->dst, bo, 8192, 4 * m_ * n_);
+			tas_buf(&n->src[0], bo, 0, 4 * m_ * k_);
+			tas_buf(&n->src[1], bo, 4096, 4 * k_ * n_);
+			tas_buf(&n->dst, bo, 8192, 4 * m_ * n_);
 			break;
 		}
 	}
@@ -478,36 +471,36 @@ static void gen_node(struct fuzz_thread *t, struct drm_tas_node *n, bool mutate)
 	case 6:
 		t->what = "overflowing offset + size";
 		n->op = DRM_TAS_OP_FILL;
-		buf(&n->dst, bo, ~0ULL - rnd_below(t, 64), 8);
+		tas_buf(&n->dst, bo, ~0ULL - rnd_below(t, 64), 8);
 		break;
 	case 7:
 		t->what = "range beyond the buffer";
 		n->op = DRM_TAS_OP_FILL;
-		buf(&n->dst, bo, size ? size - 4 * rnd_below(t, 2) : 0, 8);
+		tas_buf(&n->dst, bo, size ? size - 4 * rnd_below(t, 2) : 0, 8);
 		break;
 	case 8:
 		t->what = "empty range";
 		n->op = DRM_TAS_OP_FILL;
-		buf(&n->dst, bo, 0, 0);
+		tas_buf(&n->dst, bo, 0, 0);
 		break;
 	case 9:
 		t->what = "range set for a NOP";
 		n->op = DRM_TAS_OP_NOP;
-		buf(&n->src[1], bo, 0, 4);
+		tas_buf(&n->src[1], bo, 0, 4);
 		break;
 	case 10:
 		t->what = "unused imm bits";
 		n->op = DRM_TAS_OP_FILL;
-		buf(&n->dst, bo, 0, 4);
+		tas_buf(&n->dst, bo, 0, 4);
 		n->imm = 1ULL << (32 + rnd_below(t, 32));
 		break;
 	case 11:
 		t->what = "matmul dimensions";
 		n->op = DRM_TAS_OP_MATMUL;
 		n->imm = rnd(t);
-		buf(&n->src[0], bo, 0, 64);
-		buf(&n->src[1], bo, 64, 64);
-		buf(&n->dst, bo, 128, 64);
+		tas_buf(&n->src[0], bo, 0, 64);
+		tas_buf(&n->src[1], bo, 64, 64);
+		tas_buf(&n->dst, bo, 128, 64);
 		break;
 	case 12:
 		t->what = "buffer pad";
@@ -516,8 +509,8 @@ static void gen_node(struct fuzz_thread *t, struct drm_tas_node *n, bool mutate)
 	default:
 		t->what = "copy onto itself";
 		n->op = DRM_TAS_OP_COPY;
-		buf(&n->dst, bo, 0, 64);
-		buf(&n->src[0], bo, 32, 64);
+		tas_buf(&n->dst, bo, 0, 64);
+		tas_buf(&n->src[0], bo, 32, 64);
 		break;
 	}
 }

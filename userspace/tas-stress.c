@@ -67,36 +67,29 @@ static int wait_or_stop(int fd, __u32 handle, __u64 point, int index)
 #define TAS_STRESS_WORDS	1024
 #define TAS_STRESS_TPL_IN_FLIGHT	64
 
-static void buf(struct drm_tas_buf *b, __u32 handle, __u64 offset, __u64 size)
-{
-	b->handle = handle;
-	b->offset = offset;
-	b->size = size;
-}
-
 /* The template of the template clients: acc += ones, then copy = acc. */
 static int template_create(int fd, __u32 *handle)
 {
 	const __u64 range = TAS_STRESS_WORDS * sizeof(__u32);
-	struct drm_tas_bo_create bo = { 0 };
 	struct drm_tas_node *add, *copy;
 	struct tas_graph g;
+	__u32 bo = 0;
 	int ret;
 
-	bo.size = 3 * range;
-	if (ioctl(fd, DRM_IOCTL_TAS_BO_CREATE, &bo))
-		return -errno;
+	ret = tas_bo_create(fd, 3 * range, &bo);
+	if (ret)
+		return ret;
 	if (tas_graph_init(&g, 2, 1, 2))
 		return -ENOMEM;
 	add = &g.nodes[tas_graph_node(&g, 0, 20000, "add")];
 	add->op = DRM_TAS_OP_ADD;
-	buf(&add->dst, bo.handle, 0, range);
-	buf(&add->src[0], bo.handle, 0, range);
-	buf(&add->src[1], bo.handle, range, range);
+	tas_buf(&add->dst, bo, 0, range);
+	tas_buf(&add->src[0], bo, 0, range);
+	tas_buf(&add->src[1], bo, range, range);
 	copy = &g.nodes[tas_graph_node(&g, 1, 20000, "copy")];
 	copy->op = DRM_TAS_OP_COPY;
-	buf(&copy->dst, bo.handle, 2 * range, range);
-	buf(&copy->src[0], bo.handle, 0, range);
+	tas_buf(&copy->dst, bo, 2 * range, range);
+	tas_buf(&copy->src[0], bo, 0, range);
 	tas_graph_edge(&g, 0, 1);
 	ret = tas_template_create(fd, &g, handle);
 	tas_graph_free(&g);
@@ -106,7 +99,6 @@ static int template_create(int fd, __u32 *handle)
 /* Launch @n of the template waits for point @n of @timeline and signals n + 1. */
 static int template_launch(int fd, __u32 handle, __u32 timeline, __u64 n)
 {
-	struct drm_tas_template_launch launch = { 0 };
 	struct drm_tas_sync wait = { 0 }, signal = { 0 };
 
 	wait.handle = timeline;
@@ -115,10 +107,7 @@ static int template_launch(int fd, __u32 handle, __u32 timeline, __u64 n)
 	signal.handle = timeline;
 	signal.node = DRM_TAS_NODE_GRAPH;
 	signal.point = n + 1;
-	launch.handle = handle;
-	launch.waits = tas_array(&wait, n ? 1 : 0, sizeof(wait));
-	launch.signals = tas_array(&signal, 1, sizeof(signal));
-	return ioctl(fd, DRM_IOCTL_TAS_TEMPLATE_LAUNCH, &launch) ? -errno : 0;
+	return tas_template_launch(fd, handle, &wait, n ? 1 : 0, &signal, 1, 0, NULL);
 }
 
 /* A template client: launches until told to stop, then closes its file. */

@@ -1,7 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Graphs for the TAS demo and benchmarks: building, submitting and
- * measuring them through the drm/tas uAPI, without libdrm.
+ * The C programs' one set of drm/tas wrappers (tas-demo, tas-bench,
+ * tas-stress, tas-fuzz, tas-graphs-test): opening the render node, syncobjs,
+ * parameters, buffers, graphs and templates, and building, submitting and
+ * measuring graphs, without libdrm. Frameworks use the Rust library
+ * (userspace/tas-rs) or the Python module on top of it instead; the
+ * kselftests stay self-contained, as kselftests are.
  */
 #ifndef TAS_GRAPHS_H
 #define TAS_GRAPHS_H
@@ -412,6 +416,34 @@ static inline int tas_new_syncobj(int fd, __u32 *handle)
 	return 0;
 }
 
+/* The value of parameter @param (DRM_TAS_PARAM_*), or 0 if it fails. */
+static inline __u64 tas_get_param(int fd, __u32 param)
+{
+	struct drm_tas_get_param gp = { .param = param };
+
+	return ioctl(fd, DRM_IOCTL_TAS_GET_PARAM, &gp) ? 0 : gp.value;
+}
+
+/* Creates a zeroed buffer object of @size bytes; writes its handle to @handle. */
+static inline int tas_bo_create(int fd, __u64 size, __u32 *handle)
+{
+	struct drm_tas_bo_create bo = { .size = size };
+
+	if (ioctl(fd, DRM_IOCTL_TAS_BO_CREATE, &bo))
+		return -errno;
+	*handle = bo.handle;
+	return 0;
+}
+
+/* Sets @b to @size bytes at @offset of buffer object @handle. */
+static inline void tas_buf(struct drm_tas_buf *b, __u32 handle, __u64 offset,
+			   __u64 size)
+{
+	b->handle = handle;
+	b->offset = offset;
+	b->size = size;
+}
+
 /* A uAPI array of @count elements of @stride bytes at @ptr; all zero if empty. */
 static inline struct drm_tas_array tas_array(const void *ptr, __u32 count,
 					     __u32 stride)
@@ -458,6 +490,38 @@ static inline int tas_template_create(int fd, const struct tas_graph *g,
 		return -errno;
 	*handle = create.handle;
 	return 0;
+}
+
+/*
+ * Launches template @handle with @nwaits waits and @nsignals signals;
+ * writes the new graph's id to @graph_id if not NULL.
+ */
+static inline int tas_template_launch(int fd, __u32 handle,
+				      const struct drm_tas_sync *waits,
+				      __u32 nwaits,
+				      const struct drm_tas_sync *signals,
+				      __u32 nsignals, __u32 flags,
+				      __u64 *graph_id)
+{
+	struct drm_tas_template_launch launch = { 0 };
+
+	launch.handle = handle;
+	launch.flags = flags;
+	launch.waits = tas_array(waits, nwaits, sizeof(*waits));
+	launch.signals = tas_array(signals, nsignals, sizeof(*signals));
+	if (ioctl(fd, DRM_IOCTL_TAS_TEMPLATE_LAUNCH, &launch))
+		return -errno;
+	if (graph_id)
+		*graph_id = launch.graph_id;
+	return 0;
+}
+
+/* Destroys template @handle; its launches in flight complete. */
+static inline int tas_template_destroy(int fd, __u32 handle)
+{
+	struct drm_tas_template_destroy destroy = { .handle = handle };
+
+	return ioctl(fd, DRM_IOCTL_TAS_TEMPLATE_DESTROY, &destroy) ? -errno : 0;
 }
 
 /*
