@@ -43,7 +43,6 @@ def run(dev, dag, args):
     point = 0
 
     def finish(graph_id):
-        nonlocal point
         done.wait(point, timeout=60)
         info = dev.graph_info(graph_id, len(dag))
         errors = [i for i, n in enumerate(info.nodes) if n.error]
