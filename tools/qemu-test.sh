@@ -193,7 +193,7 @@ guest_tests() {
 # The userspace library and the Python module on top of it: their tests on
 # the host (those of the module that need no device, with rustfmt and
 # clippy), then the library's example and all of the module's tests and its
-# example in the guest.
+# two examples in the guest.
 if [ "$userspace" -eq 1 ]; then
 	host_test "tas-rs: cargo test (unit tests, doctests, uAPI layout against the installed header)" \
 		"$TAS_KOUT/tas-rs-test.log" tas_test_rust

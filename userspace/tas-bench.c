@@ -903,7 +903,7 @@ int main(int argc, char **argv)
 	if (!ret)
 		ret = bench_latency(fd, rings);
 	result_null("trace_disabled_overhead_pct", "<= 1",
-		    "measured on UML by make bench (tools/bench-trace.sh)");
+		    "measured by make bench with tools/bench-trace.sh");
 	snprintf(json + json_len, MAX_JSON - json_len, "}");
 	if (ret)
 		printf("tas-bench: failed: %s\n", strerror(-ret));

@@ -76,7 +76,7 @@ class DagTest(unittest.TestCase):
         self.assertEqual((d.rings, len(d), d.edges()), (2, 4, [(0, 1), (0, 2), (1, 3), (2, 3)]))
         self.assertEqual(d.critical_path_ns(), 5 * MS)
         self.assertEqual(d.work_ns(), 7 * MS)
-        # Ring 1 runs b and c one after the other: 1 + 5 + 1 ms at least.
+        # Both the critical path (a, b, d) and ring 1's work (b, c) are 5 ms.
         self.assertEqual(d.bound_ns(), 5 * MS)
 
     def test_round_trip(self):
@@ -96,16 +96,26 @@ class DagTest(unittest.TestCase):
             good.replace("e 1 3", "e 3 1"),                  # backwards edge
             good.replace("e 1 3", "e 1 x"),
             good.replace("n 0 1000000 a", "x 0 1000000 a"),
+            good.replace("n 0 1000000 a", "n 0 -1000000 a"),
+            good.replace(" 2 4 4", " 0 4 4"),                # no rings
+            good.replace(" 2 4 4", " 17 4 4"),               # more than 16
+            good.replace("diamond", "d" * 24),                # name too long
+            good.replace("e 0 2", "e 0 1"),                  # an edge twice
         ]
         for text in bad:
             with self.assertRaises(OSError, msg=text) as cm:
                 tasdag.loads(text)
             self.assertEqual(cm.exception.errno, errno.EINVAL)
 
-    def test_add_needs_earlier_predecessors(self):
+    def test_add_checks(self):
         d = tasdag.Dag("x")
+        for ring, ns, name, preds in [(0, MS, "a", [0]), (16, MS, "a", []),
+                                      (0, -1, "a", []), (0, MS, "two words", [])]:
+            with self.assertRaises(ValueError):
+                d.add(ring, ns, name, preds)
+        self.assertEqual(len(d), 0)
         with self.assertRaises(ValueError):
-            d.add(0, MS, "a", [0])
+            tasdag.Dag("x" * 24)
 
     def test_to_graph(self):
         g = tas.Graph()
@@ -292,10 +302,6 @@ class DeviceTest(unittest.TestCase):
         info = self.dev.graph_info(gid, len(g))
         self.assertEqual([n.ring for n in info.nodes], list(range(self.rings)))
 
-
-if __name__ == "__main__":
-    unittest.main()
-
     def test_dag_makespan(self):
         d = diamond()
         done = self.dev.syncobj()
@@ -306,3 +312,7 @@ if __name__ == "__main__":
         info = self.dev.graph_info(gid, len(g))
         self.assertEqual([n.tag for n in info.nodes], [0, 1, 2, 3])
         self.assertGreaterEqual(tasdag.makespan_ns(info), d.bound_ns())
+
+
+if __name__ == "__main__":
+    unittest.main()

@@ -22,6 +22,15 @@ import errno
 MAGIC = "tas-graph"
 VERSION = 1
 NAME_LEN = 23
+# The limits of tas_graph_load() in userspace/tas_graphs.h.
+MAX_RINGS = 16
+MAX_NODES = 100000
+MAX_EDGES = 1000000
+
+
+def _check_name(name):
+    if not name or len(name.split()) != 1 or name != name.strip():
+        raise ValueError(f"{name!r}: a name is one word")
 
 
 class Dag:
@@ -29,6 +38,9 @@ class Dag:
     node indices), the nodes in the order they are added."""
 
     def __init__(self, name, rings=0):
+        _check_name(name)
+        if len(name) > NAME_LEN:
+            raise ValueError(f"{name!r}: a graph's name has at most {NAME_LEN} characters")
         self.name = name
         self.rings = rings
         self.nodes = []
@@ -39,9 +51,12 @@ class Dag:
 
     def add(self, ring, ns, name, preds=()):
         """Adds a node after its predecessors; returns its index."""
+        _check_name(name)
         preds = set(preds)
         if any(not 0 <= p < len(self.nodes) for p in preds):
             raise ValueError(f"{name}: a predecessor is not an earlier node")
+        if not 0 <= int(ring) < MAX_RINGS or int(ns) < 0:
+            raise ValueError(f"{name}: ring {ring}, duration {ns}")
         self.nodes.append([int(ring), int(ns), name[:NAME_LEN]])
         self.preds.append(preds)
         self.rings = max(self.rings, int(ring) + 1)
@@ -98,35 +113,42 @@ class Dag:
 
 
 def loads(text):
-    """Parses a .tasg graph; a malformed one raises OSError(EINVAL)."""
+    """Parses a .tasg graph; a file that tas_graph_load() in
+    userspace/tas_graphs.h would refuse, or that has an edge twice (which
+    the kernel refuses), raises OSError(EINVAL)."""
 
     def bad(why):
         return OSError(errno.EINVAL, f".tasg: {why}")
 
+    def number(word):
+        if not word.isdigit():
+            raise bad(f"{word!r} is not a number")
+        return int(word)
+
     lines = [line.split() for line in text.splitlines()
              if line.strip() and not line.startswith("#")]
     if not lines or lines[0][:2] != [MAGIC, str(VERSION)] or len(lines[0]) != 6:
-        raise bad(f"no '{MAGIC} {VERSION}' header")
-    try:
-        rings, n, m = (int(x) for x in lines[0][3:])
-    except ValueError:
-        raise bad("header counts are not numbers") from None
+        raise bad(f"no '{MAGIC} {VERSION} NAME RINGS NODES EDGES' header")
+    name = lines[0][2]
+    rings, n, m = (number(x) for x in lines[0][3:])
+    if len(name) > NAME_LEN or not 1 <= rings <= MAX_RINGS or \
+            not 1 <= n <= MAX_NODES or m > MAX_EDGES:
+        raise bad(f"header {' '.join(lines[0])!r} out of bounds")
     if len(lines) != 1 + n + m:
         raise bad(f"{len(lines) - 1} lines for {n} nodes and {m} edges")
-    dag = Dag(lines[0][2], rings)
-    try:
-        for f in lines[1:1 + n]:
-            if f[0] != "n" or len(f) != 4 or not 0 <= int(f[1]) < rings:
-                raise bad(f"bad node line {' '.join(f)!r}")
-            dag.nodes.append([int(f[1]), int(f[2]), f[3]])
-            dag.preds.append(set())
-        for f in lines[1 + n:]:
-            a, b = int(f[1]), int(f[2])
-            if f[0] != "e" or len(f) != 3 or not 0 <= a < b < n:
-                raise bad(f"bad edge line {' '.join(f)!r}")
-            dag.preds[b].add(a)
-    except (ValueError, IndexError):
-        raise bad("a node or edge line is not numbers") from None
+    dag = Dag(name, rings)
+    for f in lines[1:1 + n]:
+        if f[0] != "n" or len(f) != 4 or number(f[1]) >= rings:
+            raise bad(f"bad node line {' '.join(f)!r}")
+        dag.nodes.append([number(f[1]), number(f[2]), f[3][:NAME_LEN]])
+        dag.preds.append(set())
+    for f in lines[1 + n:]:
+        if f[0] != "e" or len(f) != 3:
+            raise bad(f"bad edge line {' '.join(f)!r}")
+        a, b = number(f[1]), number(f[2])
+        if not a < b < n or a in dag.preds[b]:
+            raise bad(f"bad or repeated edge {a} -> {b}")
+        dag.preds[b].add(a)
     return dag
 
 
