@@ -90,7 +90,7 @@ viz=0
 echo "(open the .pftrace file with \"Open trace file\" in the Perfetto UI)"
 echo
 echo "== A framework's loop: captured models launched as templates (userspace/tas-py/examples/model_template.py)"
-sed -n '/^TAS-MODELS-START$/,/^TAS-MODELS-END$/p' "$log" | sed '1d;$d'
+sed -n 's/^TAS-MODEL //p' "$log"
 
 bad=0
 if [ "$rc" -ne 0 ] || ! grep -q '^TAS-GUEST-DONE rc=0' "$log"; then

@@ -212,7 +212,7 @@ tas_py_test() {
 
 # tas_models PYTHON GRAPH...: examples/model_template.py on each captured
 # model graph (/etc/tas/graphs/GRAPH.tasg), on PYTHON in the host's root
-# file system, as for tas_py_test.
+# file system, as for tas_py_test; its lines are prefixed with TAS-MODEL.
 tas_models() {
 	py=$1
 	shift
@@ -222,8 +222,12 @@ tas_models() {
 	ret=0
 	for graph; do
 		cp "/etc/tas/graphs/$graph.tasg" /host/tmp/tas-graphs/
+		rc=0
 		chroot /host /usr/bin/env PYTHONDONTWRITEBYTECODE=1 "$py" /tmp/model_template.py \
-			"/tmp/tas-graphs/$graph.tasg" || ret=1
+			"/tmp/tas-graphs/$graph.tasg" >/tas-model.log 2>&1 || rc=$?
+		# Prefixed, apart from the kernel's messages on the same console.
+		sed 's/^/TAS-MODEL /' /tas-model.log
+		[ "$rc" -eq 0 ] || { echo "TAS-MODEL $graph: exit $rc"; ret=1; }
 	done
 	return "$ret"
 }
