@@ -10,7 +10,8 @@
 # charts, wait histograms) and a Perfetto trace in $TAS_OUT/x86/demo/
 # (tools/tas_viz.py). Last, the tas Python module's model example
 # (userspace/tas-py/examples/model_template.py) launches two captured models
-# (bench/graphs) as templates, against the stock dispatch.
+# (bench/graphs) as templates, against the stock dispatch, and, with
+# TAS_DEMO_TORCH=1, traces ResNet-18 with PyTorch in the guest too.
 #
 # Usage: tools/demo.sh [--no-build] [KUNIT_GLOB]
 #   KUNIT_GLOB  KUnit suites to run at boot (default drm_sched_trace*)
@@ -57,9 +58,24 @@ rc=0
 # The default trace clock falls back to jiffies resolution under TCG (unstable
 # TSC); the monotonic clock keeps event timestamps fine-grained.
 # The Python example runs on the venv's Python, where tas_build_python
-# installed the module, from the host's root file system.
+# installed the module, from the host's root file system. With
+# TAS_DEMO_TORCH=1, and the venv of make export-graphs (PyTorch,
+# torchvision), the example also traces ResNet-18 in the guest itself:
+# importing PyTorch over 9p under TCG takes minutes.
 TAS_PY=$TAS_TOOLS/venv/bin/python
-tas_boot "$log" "trace_event=gpu_scheduler:* trace_clock=mono kunit.filter_glob=$glob TAS_HOSTROOT=$TAS_HOSTROOT TAS_PY=$TAS_PY" || rc=$?
+torch_py=
+if [ "${TAS_DEMO_TORCH:-0}" -eq 1 ]; then
+	torch_py=$TAS_TOOLS/export-venv/bin/python
+	"$torch_py" -c 'import torch, torchvision' ||
+		tas_die "TAS_DEMO_TORCH=1 needs PyTorch in $torch_py (make export-graphs)"
+	"$TAS_TOOLS/export-venv/bin/pip" install -q --force-reinstall --no-deps --no-index \
+		"$TAS_OUT/tas-py/wheels"/tas-*.whl || tas_die "installing the tas module into $torch_py"
+	torch_py="TAS_TORCH_PY=$torch_py"
+	# PyTorch needs more than QEMU's default CPU model (SSE4, AVX).
+	export TAS_QEMU_CPU=${TAS_QEMU_CPU:-max}
+	TAS_BOOT_TIMEOUT=$((TAS_BOOT_TIMEOUT + 1200))
+fi
+tas_boot "$log" "trace_event=gpu_scheduler:* trace_clock=mono kunit.filter_glob=$glob TAS_HOSTROOT=$TAS_HOSTROOT TAS_PY=$TAS_PY${torch_py:+ $torch_py}" || rc=$?
 
 echo "== KUnit ($glob) at boot"
 sed '/^TAS-GUEST:/,$d' "$log" | grep -E '^ *(# Subtest:|(not )?ok [0-9]+ |# Totals:|# [a-z_]+: pass:)' ||

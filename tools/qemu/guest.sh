@@ -210,24 +210,33 @@ tas_py_test() {
 	return "$ret"
 }
 
-# tas_models PYTHON GRAPH...: examples/model_template.py on each captured
-# model graph (/etc/tas/graphs/GRAPH.tasg), on PYTHON in the host's root
-# file system, as for tas_py_test; its lines are prefixed with TAS-MODEL.
+# tas_model_run PYTHON ARGS...: examples/model_template.py with ARGS on
+# PYTHON in the host's root file system, as for tas_py_test; its lines are
+# prefixed with TAS-MODEL.
+tas_model_run() {
+	py=$1
+	shift
+	tas_hostroot || { echo "TAS-GUEST: no host root file system (TAS_PY)"; return 1; }
+	cp /etc/tas/model_template.py /host/tmp/
+	rc=0
+	chroot /host /usr/bin/env PYTHONDONTWRITEBYTECODE=1 "$py" /tmp/model_template.py \
+		"$@" >/tas-model.log 2>&1 || rc=$?
+	# Prefixed, apart from the kernel's messages on the same console.
+	sed 's/^/TAS-MODEL /' /tas-model.log
+	[ "$rc" -eq 0 ] || { echo "TAS-MODEL model_template.py $*: exit $rc"; return 1; }
+}
+
+# tas_models PYTHON GRAPH...: tas_model_run on each captured model graph
+# (/etc/tas/graphs/GRAPH.tasg).
 tas_models() {
 	py=$1
 	shift
 	tas_hostroot || { echo "TAS-GUEST: no host root file system (TAS_PY)"; return 1; }
 	mkdir -p /host/tmp/tas-graphs
-	cp /etc/tas/model_template.py /host/tmp/
 	ret=0
 	for graph; do
 		cp "/etc/tas/graphs/$graph.tasg" /host/tmp/tas-graphs/
-		rc=0
-		chroot /host /usr/bin/env PYTHONDONTWRITEBYTECODE=1 "$py" /tmp/model_template.py \
-			"/tmp/tas-graphs/$graph.tasg" >/tas-model.log 2>&1 || rc=$?
-		# Prefixed, apart from the kernel's messages on the same console.
-		sed 's/^/TAS-MODEL /' /tas-model.log
-		[ "$rc" -eq 0 ] || { echo "TAS-MODEL $graph: exit $rc"; ret=1; }
+		tas_model_run "$py" "/tmp/tas-graphs/$graph.tasg" || ret=1
 	done
 	return "$ret"
 }

@@ -292,7 +292,12 @@ tas_boot() {
 	# 1 GiB: under KASAN, kmemleak's and debugobjects' own objects take
 	# over 100 MiB, and the template-limit selftest holds 4 templates of
 	# 16384 nodes with their prepared instances; 512 MiB ran out (OOM).
-	timeout -k 10 "$TAS_BOOT_TIMEOUT" qemu-system-x86_64 -accel tcg \
+	# TAS_QEMU_CPU: a CPU model other than QEMU's default (qemu64, x86-64
+	# without SSE4 or AVX), e.g. "max" for host programs built for newer
+	# CPUs, such as PyTorch in the demo.
+	local cpu=()
+	[ -z "${TAS_QEMU_CPU:-}" ] || cpu=(-cpu "$TAS_QEMU_CPU")
+	timeout -k 10 "$TAS_BOOT_TIMEOUT" qemu-system-x86_64 -accel tcg "${cpu[@]}" \
 		-m 1024 -smp 2 -nographic -no-reboot \
 		-device virtio-gpu-pci "${share[@]}" \
 		-kernel "$TAS_BZIMAGE" -initrd "$TAS_INITRAMFS" \
