@@ -95,10 +95,21 @@ static void trace_test_unregister(struct trace_test_log *log)
 	tracepoint_synchronize_unregister();
 }
 
+static void trace_test_register(struct kunit *test, struct trace_test_log *log)
+{
+	int ret;
+
+	ret = register_trace_drm_sched_job_queue(trace_test_probe_queue, log);
+	KUNIT_ASSERT_EQ(test, ret, 0);
+	ret = register_trace_drm_sched_job_deps_resolved(trace_test_probe_deps, log);
+	KUNIT_ASSERT_EQ(test, ret, 0);
+	ret = register_trace_drm_sched_job_dispatch(trace_test_probe_dispatch, log);
+	KUNIT_ASSERT_EQ(test, ret, 0);
+}
+
 static int drm_sched_trace_init(struct kunit *test)
 {
 	struct trace_test_log *log;
-	int ret;
 
 	log = kunit_kzalloc(test, sizeof(*log), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, log);
@@ -109,12 +120,7 @@ static int drm_sched_trace_init(struct kunit *test)
 	if (!IS_ENABLED(CONFIG_TRACEPOINTS))
 		kunit_skip(test, "tracepoints are not enabled");
 
-	ret = register_trace_drm_sched_job_queue(trace_test_probe_queue, log);
-	KUNIT_ASSERT_EQ(test, ret, 0);
-	ret = register_trace_drm_sched_job_deps_resolved(trace_test_probe_deps, log);
-	KUNIT_ASSERT_EQ(test, ret, 0);
-	ret = register_trace_drm_sched_job_dispatch(trace_test_probe_dispatch, log);
-	KUNIT_ASSERT_EQ(test, ret, 0);
+	trace_test_register(test, log);
 
 	return 0;
 }
@@ -409,12 +415,73 @@ static void drm_sched_trace_graph_info(struct kunit *test)
 	drm_mock_sched_fini(sched);
 }
 
+/*
+ * The timestamps are kept only while an event is enabled. Jobs A (waiting for
+ * a fence) and C (nothing to wait for, queued behind A) are pushed with both
+ * events off; then the events are enabled, job B is pushed and the fence
+ * signalled. A is reported, its dependency wait measured from its push (the
+ * fence signalled while the events were on); C is not: nothing set its
+ * deps_resolved_ts. B is reported in full.
+ */
+static void drm_sched_trace_enabled_late(struct kunit *test)
+{
+	struct drm_mock_scheduler *sched = drm_mock_sched_new(test, MAX_SCHEDULE_TIMEOUT);
+	struct trace_test_log *log = test->priv;
+	struct drm_mock_sched_entity *entity;
+	struct drm_mock_sched_job *a, *b, *c;
+	struct dma_fence *fence;
+	ktime_t ta, ts;
+
+	trace_test_unregister(log);
+	if (trace_drm_sched_job_deps_resolved_enabled() ||
+	    trace_drm_sched_job_dispatch_enabled()) {
+		trace_test_register(test, log);
+		kunit_skip(test, "the events are enabled outside the test");
+	}
+
+	fence = trace_test_fence_new(test);
+	entity = drm_mock_sched_entity_new(test, DRM_SCHED_PRIORITY_NORMAL, sched);
+	a = drm_mock_sched_job_new(test, entity);
+	c = drm_mock_sched_job_new(test, entity);
+	b = drm_mock_sched_job_new(test, entity);
+	KUNIT_ASSERT_EQ(test, drm_sched_job_add_dependency(&a->base,
+							   dma_fence_get(fence)), 0);
+	drm_mock_sched_job_submit(a);
+	ta = ktime_get();
+	drm_mock_sched_job_submit(c);
+	KUNIT_EXPECT_EQ(test, c->base.deps_resolved_ts, 0);
+
+	trace_test_register(test, log);
+	drm_mock_sched_job_submit(b);
+	msleep(TRACE_TEST_DELAY_MS);
+	ts = ktime_get();
+	dma_fence_signal(fence);
+	KUNIT_ASSERT_TRUE(test, drm_mock_sched_job_wait_scheduled(b, HZ));
+
+	KUNIT_EXPECT_GE(test, trace_test_find(log, TRACE_DISPATCH, &a->base), 0);
+	KUNIT_EXPECT_GE(test, log->recs[trace_test_find(log, TRACE_DISPATCH,
+							&a->base)].deps_ns,
+			ktime_to_ns(ktime_sub(ts, ta)));
+	KUNIT_EXPECT_LT(test, trace_test_find(log, TRACE_DEPS_RESOLVED, &c->base), 0);
+	KUNIT_EXPECT_LT(test, trace_test_find(log, TRACE_DISPATCH, &c->base), 0);
+	trace_test_check_job(test, log, b);
+	KUNIT_EXPECT_EQ(test, log->recs[trace_test_find(log, TRACE_DISPATCH,
+							&b->base)].deps_ns, 0);
+
+	drm_mock_sched_advance(sched, 3);
+	KUNIT_ASSERT_TRUE(test, drm_mock_sched_job_wait_finished(b, HZ));
+	drm_mock_sched_entity_free(entity);
+	drm_mock_sched_fini(sched);
+	dma_fence_put(fence);
+}
+
 static struct kunit_case drm_sched_trace_tests[] = {
 	KUNIT_CASE(drm_sched_trace_no_deps),
 	KUNIT_CASE(drm_sched_trace_signaled_dep),
 	KUNIT_CASE(drm_sched_trace_dep_delay),
 	KUNIT_CASE(drm_sched_trace_cross_sched_dep),
 	KUNIT_CASE(drm_sched_trace_graph_info),
+	KUNIT_CASE(drm_sched_trace_enabled_late),
 	{}
 };
 
