@@ -88,8 +88,9 @@ run() { # name arch round
 }
 
 # The patch that adds the trace events, and the series before it.
-trace_patch=$("$py" "$TAS_ROOT/tools/series.py" list |
-	awk -F '\t' '/latency trace events/ { print $1; exit }')
+# (The list is read whole first: awk leaving early would break the pipe.)
+list=$("$py" "$TAS_ROOT/tools/series.py" list)
+trace_patch=$(awk -F '\t' '/latency trace events/ { print $1; exit }' <<<"$list")
 [ -n "$trace_patch" ] || { echo "bench-trace: no trace event patch in series.yaml"; exit 1; }
 checkout "$("$py" "$TAS_ROOT/tools/series.py" commit $((trace_patch - 1)))"
 build base
