@@ -56,7 +56,10 @@ fi
 
 py=$TAS_TOOLS/venv/bin/python
 tas_assemble
-n=$("$py" "$TAS_ROOT/tools/series.py" list | wc -l)
+# Read whole: a reader that stops early (grep -q) would break the pipe to
+# series.py, which pipefail then reports as a failed test.
+list=$("$py" "$TAS_ROOT/tools/series.py" list)
+n=$(wc -l <<<"$list")
 case "${TAS_BISECT_CONFIG:-}" in
 "") kunitconfig=$TAS_ROOT/kunit/.kunitconfig build_name=kunit ;;
 debug) kunitconfig=$TAS_ROOT/kunit/debug.kunitconfig build_name=kunit-debug ;;
@@ -254,7 +257,7 @@ for k in $(seq "$from" "${TAS_BISECT_TO:-$n}"); do
 		build_one "patch $k/$n ($on)" on
 		kunit_one "patch $k/$n"
 		x86_one "patch $k/$n"
-		if "$py" "$TAS_ROOT/tools/series.py" list | grep -q "^$k	selftests: "; then
+		if grep -q "^$k	selftests: " <<<"$list"; then
 			"$TAS_ROOT/tools/prefix-kselftests.sh" "$k" ||
 				fail "patch $k/$n: its kselftests"
 		fi
