@@ -33,6 +33,14 @@
 # the drm/tas kselftests of that prefix on its kernel in QEMU
 # (tools/prefix-kselftests.sh).
 #
+# --full records each prefix that passes in docs/bisect-full.tsv, by the hash
+# of its tree and of the configurations it ran with (the kunitconfig and
+# tools/qemu/tas.config), and skips a prefix recorded there: a change to patch
+# K sends only prefixes K and later through again, and a run that stops goes
+# on where it stopped. TAS_BISECT_AGAIN=1 runs every prefix. `tools/bisect.sh
+# --ledger` lists, without building, which prefixes of the series as it is
+# now the ledger covers; it fails if one is missing.
+#
 # The series' own options are the CONFIG_ symbols that its Kconfig files add
 # (read from series.yaml's files and edits) and that have a prompt.
 #
@@ -48,11 +56,12 @@ set -euo pipefail
 # the options off), e.g. to go on from a prefix that failed; TAS_BISECT_TO=K
 # stops after patch K (e.g. to check new patches in the middle with --full).
 from=${TAS_BISECT_FROM:-1}
-full=0
-if [ "${1:-}" = --full ]; then
-	full=1
-	shift
-fi
+full=0 ledger_only=0
+case "${1:-}" in
+--full) full=1 ;;
+--ledger) full=1 ledger_only=1 ;;
+esac
+ledger=$TAS_ROOT/docs/bisect-full.tsv
 
 py=$TAS_TOOLS/venv/bin/python
 tas_assemble
@@ -242,25 +251,88 @@ x86_one() { # label
 	echo "bisect: $1 builds for x86_64 ($((SECONDS - t0)) s)"
 }
 
+# --full's ledger. The key of the checked-out prefix: its tree and the
+# configurations that the checks of --full take.
+opts_hash=$(cat "$kunitconfig" "$TAS_ROOT/tools/qemu/tas.config" | sha256sum | cut -c1-12)
+ledger_key() { # on|off
+	printf '%s\t%s-%s\n' "$(git -C "$TAS_TREE" rev-parse 'HEAD^{tree}')" "$opts_hash" "$1"
+}
+
+# Prints the ledger's line for the checked-out prefix; fails if there is none.
+ledger_find() { # on|off
+	local key
+
+	key=$(ledger_key "$1")
+	[ -f "$ledger" ] && [ -z "${TAS_BISECT_AGAIN:-}" ] || return 1
+	grep -F "$key	" "$ledger" | tail -n 1 | grep .
+}
+
+ledger_add() { # on|off label result
+	[ -f "$ledger" ] || printf '# %s\n' \
+		"make bisect-full: the prefixes that passed, by tree and configurations (tools/bisect.sh)" \
+		"tree	configurations	date	patch	result" >"$ledger"
+	printf '%s\t%s\t%s\t%s\n' "$(ledger_key "$1")" "$(date -u +%F)" "$2" "$3" >>"$ledger"
+}
+
+if [ "$ledger_only" -eq 1 ]; then
+	missing=0
+	for k in $(seq 1 "$n") off; do
+		if [ "$k" = off ]; then
+			git -C "$TAS_TREE" checkout -q -f series
+			label="patch $n/$n, options off" mode=off
+		else
+			git -C "$TAS_TREE" checkout -q -f "$("$py" "$TAS_ROOT/tools/series.py" commit "$k")"
+			label="patch $k/$n" mode=on
+		fi
+		if line=$(ledger_find "$mode"); then
+			echo "bisect: $label: $(cut -f3,5 <<<"$line" | tr '\t' ' ')"
+		else
+			echo "bisect: $label: not in the ledger"
+			missing=$((missing + 1))
+		fi
+	done
+	git -C "$TAS_TREE" checkout -q -f series
+	echo "bisect: the ledger covers $((n + 1 - missing)) of $((n + 1)) checks of the series as it is"
+	[ "$missing" -eq 0 ]
+	exit
+fi
+
 # The whole series with its options off first, so that the last build is the
 # one tools/kunit.sh runs.
 git -C "$TAS_TREE" checkout -q -f series
 on="options on: $(echo $new_syms)"
 if [ "$full" -eq 1 ]; then
-	build_one "patch $n/$n (options off: $(echo $new_syms))" off
+	if line=$(ledger_find off); then
+		echo "bisect: patch $n/$n with the options off passed on $(cut -f3 <<<"$line"), skipped"
+	else
+		build_one "patch $n/$n (options off: $(echo $new_syms))" off
+		ledger_add off "$n/$n" "options off: built"
+	fi
 else
 	quick_one "patch $n/$n (options off: $(echo $new_syms))" off
 fi
 for k in $(seq "$from" "${TAS_BISECT_TO:-$n}"); do
 	git -C "$TAS_TREE" checkout -q -f "$("$py" "$TAS_ROOT/tools/series.py" commit "$k")"
 	if [ "$full" -eq 1 ]; then
+		if line=$(ledger_find on); then
+			echo "bisect: patch $k/$n passed on $(cut -f3 <<<"$line"), skipped: $(cut -f5 <<<"$line")"
+			continue
+		fi
 		build_one "patch $k/$n ($on)" on
 		kunit_one "patch $k/$n"
+		result="KUnit $(grep -E '^kunit: [0-9]+ passed' "$build/bisect-kunit.log" | sed 's/^kunit: //')"
 		x86_one "patch $k/$n"
+		result+="; built for x86_64"
 		if grep -q "^$k	selftests: " <<<"$list"; then
-			"$TAS_ROOT/tools/prefix-kselftests.sh" "$k" ||
+			out=$("$TAS_ROOT/tools/prefix-kselftests.sh" "$k") || {
+				echo "$out"
 				fail "patch $k/$n: its kselftests"
+			}
+			echo "$out"
+			result+="; kselftests $(sed -nE 's/^prefix-kselftests: patch [0-9]+: ([0-9]+ passed, [0-9]+ failed).*/\1/p' <<<"$out")"
+			git -C "$TAS_TREE" checkout -q -f "$("$py" "$TAS_ROOT/tools/series.py" commit "$k")"
 		fi
+		ledger_add on "$k/$n $(sed -n "${k}p" <<<"$list" | cut -f2)" "$result"
 		continue
 	fi
 	files=$(patch_files "$k")
