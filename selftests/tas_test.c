@@ -3629,42 +3629,48 @@ TEST_F(tas, syncobj_wait_sw_sync_fence)
 
 /*
  * A chain of three NOPs where node 1 signals timeline point 7: the point
- * signals when node 1 finishes, long before node 2 does.
+ * signals when node 1 finishes, before node 2 does. Node 2 also waits for a
+ * sw_sync fence that the test signals only once the point has woken it, so
+ * the order does not depend on how fast the guest runs.
  */
 TEST_F(tas, syncobj_signal_node_point)
 {
-	static const __u64 durations[] = {
-		20 * TAS_NSEC_PER_MSEC,
-		20 * TAS_NSEC_PER_MSEC,
-		/* Longer than any wake-up latency of the waiter. */
-		300 * TAS_NSEC_PER_MSEC,
-	};
 	struct drm_tas_node_info info[3];
 	struct drm_tas_node nodes[3];
 	struct drm_tas_edge edges[2];
-	struct drm_tas_sync signals[2];
-	__u32 timeline, syncobj, i, done = 0;
+	struct drm_tas_sync signals[2], wait;
+	__u32 timeline, syncobj, in, i, done = 0, inc = 1;
 	__u64 graph_id, woken;
+	int sw_timeline;
 
+	sw_timeline = tas_sw_sync_syncobj(self->fd, &in);
+	if (sw_timeline == -ENOENT)
+		SKIP(return, "no %s (CONFIG_SW_SYNC, debugfs mounted?)",
+		     SW_SYNC_PATH);
+	ASSERT_LE(0, sw_timeline);
 	ASSERT_EQ(0, tas_syncobj_create(self->fd, 0, &timeline));
 	ASSERT_EQ(0, tas_syncobj_create(self->fd, 0, &syncobj));
 	for (i = 0; i < 3; i++)
 		tas_node_init(&nodes[i], i % self->num_rings, DRM_TAS_OP_NOP,
-			      durations[i]);
+			      20 * TAS_NSEC_PER_MSEC);
 	tas_edge_init(&edges[0], 0, 1);
 	tas_edge_init(&edges[1], 1, 2);
+	tas_sync_init(&wait, in, 2, 0);
 	tas_sync_init(&signals[0], timeline, 1, 7);
 	tas_sync_init(&signals[1], syncobj, DRM_TAS_NODE_GRAPH, 0);
 
-	ASSERT_EQ(0, tas_submit(self->fd, nodes, 3, edges, 2, NULL, 0, signals,
-				2, &graph_id));
+	ASSERT_EQ(0, tas_submit(self->fd, nodes, 3, edges, 2, &wait, 1,
+				signals, 2, &graph_id));
 	ASSERT_EQ(0, tas_syncobj_timeline_wait(self->fd, timeline, 7,
 					       TAS_WAIT_NS));
-	woken = tas_now_ns();
 	ASSERT_EQ(0, tas_graph_info(self->fd, graph_id, info, 3, &done));
+	EXPECT_EQ(0U, done);
 	EXPECT_NE(0ULL, info[1].finished_ns);
-	EXPECT_LE(info[1].finished_ns, woken);
 	EXPECT_EQ(0, info[1].error);
+	EXPECT_EQ(0ULL, info[2].started_ns);
+	woken = tas_now_ns();
+	EXPECT_LE(info[1].finished_ns, woken);
+	ASSERT_EQ(0, tas_ioctl(sw_timeline, SW_SYNC_IOC_INC, &inc));
 
 	ASSERT_EQ(0, tas_syncobj_wait_graph(self->fd, syncobj));
 	ASSERT_EQ(0, tas_graph_info(self->fd, graph_id, info, 3, &done));
@@ -3674,8 +3680,10 @@ TEST_F(tas, syncobj_signal_node_point)
 	/* The point did not wait for the whole graph. */
 	EXPECT_GT(info[2].finished_ns, woken);
 
+	close(sw_timeline);
 	tas_syncobj_destroy(self->fd, syncobj);
 	tas_syncobj_destroy(self->fd, timeline);
+	tas_syncobj_destroy(self->fd, in);
 }
 
 /*
@@ -3810,37 +3818,54 @@ TEST_HARNESS_MAIN
 /* series: from tas-graph-tests */
 /* series: from tas-dispatch-tests */
 /*
- * On ring 0, node 2 waits for a long node on ring 1 and node 3 for a short
- * one on ring 2; a topological push puts node 2 first. The dispatcher
- * starts node 3 as soon as it is ready; the stock FIFO dispatch holds it
- * behind node 2 (head-of-line blocking), which is the baseline.
+ * On ring 0, node 2 waits for node 0 on ring 1, which waits for a sw_sync
+ * fence, and node 3 for node 1 on ring 2; a topological push puts node 2
+ * first. The dispatcher starts node 3 as soon as it is ready: it completes
+ * while node 0 still waits. The stock FIFO dispatch holds it behind node 2
+ * (head-of-line blocking), which is the baseline: it cannot complete
+ * before the test signals the fence.
  */
 TEST_F(tas, dispatch_no_head_of_line_blocking)
 {
+	struct drm_tas_sync signals[2], wait;
 	struct drm_tas_node_info info[4];
 	struct drm_tas_node nodes[4];
 	struct drm_tas_edge edges[2];
-	struct drm_tas_sync signal;
-	__u32 syncobj, done, fifo;
+	__u32 syncobj, node3, in, done, fifo, inc = 1;
 	__u64 graph_id;
+	int timeline;
 
 	if (self->num_rings < 3)
 		SKIP(return, "fewer than 3 rings");
 	ASSERT_EQ(0, tas_syncobj_create(self->fd, 0, &syncobj));
-	/* Long enough that a stalled debug kernel does not close the gap. */
-	tas_node_init(&nodes[0], 1, DRM_TAS_OP_NOP, 200 * TAS_NSEC_PER_MSEC);
+	ASSERT_EQ(0, tas_syncobj_create(self->fd, 0, &node3));
+	tas_node_init(&nodes[0], 1, DRM_TAS_OP_NOP, TAS_NSEC_PER_MSEC);
 	tas_node_init(&nodes[1], 2, DRM_TAS_OP_NOP, TAS_NSEC_PER_MSEC);
 	tas_node_init(&nodes[2], 0, DRM_TAS_OP_NOP, TAS_NSEC_PER_MSEC);
 	tas_node_init(&nodes[3], 0, DRM_TAS_OP_NOP, TAS_NSEC_PER_MSEC);
 	tas_edge_init(&edges[0], 0, 2);
 	tas_edge_init(&edges[1], 1, 3);
-	tas_sync_init(&signal, syncobj, DRM_TAS_NODE_GRAPH, 0);
+	tas_sync_init(&signals[0], syncobj, DRM_TAS_NODE_GRAPH, 0);
+	tas_sync_init(&signals[1], node3, 3, 0);
 
 	for (fifo = 0; fifo < 2; fifo++) {
+		timeline = tas_sw_sync_syncobj(self->fd, &in);
+		if (timeline == -ENOENT)
+			SKIP(return, "no %s (CONFIG_SW_SYNC, debugfs mounted?)",
+			     SW_SYNC_PATH);
+		ASSERT_LE(0, timeline);
+		tas_sync_init(&wait, in, 0, 0);
 		ASSERT_EQ(0, tas_submit_flags(self->fd,
 					      fifo ? DRM_TAS_SUBMIT_FIFO : 0,
-					      nodes, 4, edges, 2, NULL, 0,
-					      &signal, 1, &graph_id));
+					      nodes, 4, edges, 2, &wait, 1,
+					      signals, 2, &graph_id));
+		/* Node 3 completes before node 0 can start only without HOL blocking. */
+		EXPECT_EQ(fifo ? -ETIME : 0,
+			  tas_syncobj_wait(self->fd, node3,
+					   DRM_SYNCOBJ_WAIT_FLAGS_WAIT_FOR_SUBMIT,
+					   fifo ? 100 * TAS_NSEC_PER_MSEC :
+						  TAS_WAIT_NS));
+		ASSERT_EQ(0, tas_ioctl(timeline, SW_SYNC_IOC_INC, &inc));
 		ASSERT_EQ(0, tas_syncobj_wait_graph(self->fd, syncobj));
 		ASSERT_EQ(0, tas_graph_info(self->fd, graph_id, info, 4,
 					    &done));
@@ -3854,7 +3879,10 @@ TEST_F(tas, dispatch_no_head_of_line_blocking)
 		EXPECT_EQ(!!fifo, info[3].started_ns >= info[0].finished_ns);
 		EXPECT_GE(info[2].started_ns, info[0].finished_ns);
 		EXPECT_GE(info[3].started_ns, info[1].finished_ns);
+		close(timeline);
+		tas_syncobj_destroy(self->fd, in);
 	}
+	tas_syncobj_destroy(self->fd, node3);
 	tas_syncobj_destroy(self->fd, syncobj);
 }
 
@@ -3862,10 +3890,11 @@ TEST_F(tas, dispatch_no_head_of_line_blocking)
 /*
  * How far apart the members of a gang may start: their rings' workers wake
  * one after the other, which takes up to a few milliseconds on a debug
- * kernel in QEMU without KVM. The tests keep every other way of starting
+ * kernel in QEMU without KVM, and more when the host deschedules one of the
+ * guest's CPUs at that moment. The tests keep every other way of starting
  * them (one at a time, as their rings become free) further apart than this.
  */
-#define TAS_GANG_SKEW_NS	(20 * TAS_NSEC_PER_MSEC)
+#define TAS_GANG_SKEW_NS	(200 * TAS_NSEC_PER_MSEC)
 
 /*
  * The spread of the start times of @n nodes (the start skew of a gang);
@@ -3891,7 +3920,7 @@ static __u64 tas_start_spread(const struct drm_tas_node_info *info,
  * A gang of three nodes on rings that a previous graph keeps busy for
  * different times (ring 2 not at all): no member starts before every ring is
  * free, and then they all start within TAS_GANG_SKEW_NS of each other, where
- * one at a time they would be 80 ms apart.
+ * one at a time they would be 400 ms apart.
  */
 TEST_F(tas, gang_starts_together)
 {
@@ -3905,7 +3934,7 @@ TEST_F(tas, gang_starts_together)
 		SKIP(return, "fewer than 3 rings");
 	ASSERT_EQ(0, tas_syncobj_create(self->fd, 0, &syncobj));
 	tas_node_init(&busy[0], 0, DRM_TAS_OP_NOP, 10 * TAS_NSEC_PER_MSEC);
-	tas_node_init(&busy[1], 1, DRM_TAS_OP_NOP, 80 * TAS_NSEC_PER_MSEC);
+	tas_node_init(&busy[1], 1, DRM_TAS_OP_NOP, 400 * TAS_NSEC_PER_MSEC);
 	for (i = 0; i < 3; i++) {
 		tas_node_init(&gang[i], i, DRM_TAS_OP_NOP, TAS_NSEC_PER_MSEC);
 		gang[i].gang = 5;
@@ -3958,7 +3987,8 @@ TEST_F(tas, gang_member_failure_cancels_gang)
 		SKIP(return, "job timeout of %llu ns", (unsigned long long)timeout);
 
 	ASSERT_EQ(0, tas_syncobj_create(self->fd, 0, &syncobj));
-	tas_node_init(&nodes[0], 0, DRM_TAS_OP_NOP, 2 * timeout);
+	/* As long as it can be, as in error_timeout_propagates. */
+	tas_node_init(&nodes[0], 0, DRM_TAS_OP_NOP, max_duration);
 	tas_node_init(&nodes[1], 0, DRM_TAS_OP_NOP, TAS_NSEC_PER_MSEC);
 	tas_node_init(&nodes[2], 1, DRM_TAS_OP_NOP, TAS_NSEC_PER_MSEC);
 	tas_node_init(&nodes[3], 1, DRM_TAS_OP_NOP, TAS_NSEC_PER_MSEC);
@@ -3969,7 +3999,9 @@ TEST_F(tas, gang_member_failure_cancels_gang)
 	tas_sync_init(&signal, syncobj, DRM_TAS_NODE_GRAPH, 0);
 	ASSERT_EQ(0, tas_submit(self->fd, nodes, 4, edges, 2, NULL, 0, &signal,
 				1, &graph_id));
-	ASSERT_EQ(0, tas_syncobj_wait_graph(self->fd, syncobj));
+	ASSERT_EQ(0, tas_syncobj_wait(self->fd, syncobj,
+				      DRM_SYNCOBJ_WAIT_FLAGS_WAIT_FOR_SUBMIT,
+				      max_duration + TAS_WAIT_NS));
 	ASSERT_EQ(0, tas_graph_info(self->fd, graph_id, info, 4, &done));
 	EXPECT_EQ(1U, done);
 
@@ -4141,14 +4173,15 @@ TEST_F(tas, gangs_of_two_clients_start_together)
 
 /* series: end */
 /* series: from tas-classes-tests */
-#define TAS_BATCH_PER_RING	16
+#define TAS_BATCH_PER_RING	8
 
 /*
  * A latency-class node submitted while batch work fills every ring starts
- * after at most the batch nodes of its ring already handed to the ring. The
- * batch nodes are long enough (20 ms) that a stalled debug kernel between
- * the two submissions does not start more of them; without classes the
- * latency node would start after all 16.
+ * after at most the batch nodes of its ring already handed to the ring.
+ * Only the batch nodes that started after the latency node was submitted
+ * count, and they are long enough (200 ms) that a stalled guest during its
+ * submission does not start more of them; without classes the latency node
+ * would start after all 8.
  */
 TEST_F(tas, latency_class_overtakes_batch)
 {
@@ -4156,7 +4189,7 @@ TEST_F(tas, latency_class_overtakes_batch)
 	struct drm_tas_node *batch, node;
 	struct drm_tas_sync signal;
 	__u32 syncobj, done, i, n, before = 0;
-	__u64 batch_id, id;
+	__u64 batch_id, id, submitted;
 
 	n = TAS_BATCH_PER_RING * self->num_rings;
 	batch = calloc(n, sizeof(*batch));
@@ -4166,7 +4199,7 @@ TEST_F(tas, latency_class_overtakes_batch)
 	ASSERT_EQ(0, tas_syncobj_create(self->fd, 0, &syncobj));
 	for (i = 0; i < n; i++) {
 		tas_node_init(&batch[i], i % self->num_rings, DRM_TAS_OP_NOP,
-			      20 * TAS_NSEC_PER_MSEC);
+			      200 * TAS_NSEC_PER_MSEC);
 		batch[i].class = DRM_TAS_CLASS_BATCH;
 	}
 	tas_node_init(&node, 0, DRM_TAS_OP_NOP, TAS_NSEC_PER_MSEC);
@@ -4174,6 +4207,7 @@ TEST_F(tas, latency_class_overtakes_batch)
 	tas_sync_init(&signal, syncobj, DRM_TAS_NODE_GRAPH, 0);
 	ASSERT_EQ(0, tas_submit(self->fd, batch, n, NULL, 0, NULL, 0, &signal,
 				1, &batch_id));
+	submitted = tas_now_ns();
 	ASSERT_EQ(0, tas_submit(self->fd, &node, 1, NULL, 0, NULL, 0, NULL, 0,
 				&id));
 	ASSERT_EQ(0, tas_syncobj_wait_graph(self->fd, syncobj));
@@ -4183,9 +4217,10 @@ TEST_F(tas, latency_class_overtakes_batch)
 	ASSERT_EQ(0, tas_graph_info(self->fd, batch_id, batch_info, n, &done));
 	EXPECT_EQ(1U, done);
 	for (i = 0; i < n; i += self->num_rings)
-		before += batch_info[i].started_ns < info.started_ns;
-	TH_LOG("%u of %u batch nodes of ring 0 started before it", before,
-	       TAS_BATCH_PER_RING);
+		before += batch_info[i].started_ns >= submitted &&
+			  batch_info[i].started_ns < info.started_ns;
+	TH_LOG("%u of %u batch nodes of ring 0 started between its submission and its start",
+	       before, TAS_BATCH_PER_RING);
 	EXPECT_LE(before, 3U);
 	tas_syncobj_destroy(self->fd, syncobj);
 	free(batch_info);
@@ -4513,25 +4548,37 @@ TEST_F(tas, keep_outlives_history)
 	EXPECT_EQ(0, tas_graph_info(self->fd, kept[1], &info, 1, &done));
 }
 
-/* A release of a graph that is still running keeps its record. */
+/*
+ * A release of a graph that is still running (it waits for a sw_sync fence
+ * that the test signals afterwards) keeps its record.
+ */
 TEST_F(tas, keep_release_running)
 {
 	struct drm_tas_node_info info;
-	struct drm_tas_sync signal;
+	struct drm_tas_sync signal, wait;
 	struct drm_tas_node node;
-	__u32 syncobj, done = 1;
+	__u32 syncobj, in, done = 1, inc = 1;
 	__u64 graph_id;
+	int timeline;
 
+	timeline = tas_sw_sync_syncobj(self->fd, &in);
+	if (timeline == -ENOENT)
+		SKIP(return, "no %s (CONFIG_SW_SYNC, debugfs mounted?)",
+		     SW_SYNC_PATH);
+	ASSERT_LE(0, timeline);
 	ASSERT_EQ(0, tas_syncobj_create(self->fd, 0, &syncobj));
-	tas_node_init(&node, 0, DRM_TAS_OP_NOP, 300 * TAS_NSEC_PER_MSEC);
+	tas_node_init(&node, 0, DRM_TAS_OP_NOP, TAS_NSEC_PER_MSEC);
+	tas_sync_init(&wait, in, DRM_TAS_NODE_GRAPH, 0);
 	tas_sync_init(&signal, syncobj, DRM_TAS_NODE_GRAPH, 0);
 	ASSERT_EQ(0, tas_submit_flags(self->fd, DRM_TAS_SUBMIT_KEEP, &node, 1,
-				      NULL, 0, NULL, 0, &signal, 1, &graph_id));
+				      NULL, 0, &wait, 1, &signal, 1,
+				      &graph_id));
 	ASSERT_EQ(0, tas_graph_info_flags(self->fd, graph_id,
 					  DRM_TAS_GRAPH_INFO_RELEASE, &info, 1,
 					  &done));
 	EXPECT_EQ(0U, done);
 	EXPECT_EQ(0ULL, info.finished_ns);
+	ASSERT_EQ(0, tas_ioctl(timeline, SW_SYNC_IOC_INC, &inc));
 	ASSERT_EQ(0, tas_syncobj_wait_graph(self->fd, syncobj));
 	ASSERT_EQ(0, tas_graph_info_flags(self->fd, graph_id,
 					  DRM_TAS_GRAPH_INFO_RELEASE, &info, 1,
@@ -4539,7 +4586,9 @@ TEST_F(tas, keep_release_running)
 	EXPECT_EQ(1U, done);
 	EXPECT_NE(0ULL, info.finished_ns);
 	EXPECT_EQ(-ENOENT, tas_graph_info(self->fd, graph_id, &info, 1, &done));
+	close(timeline);
 	tas_syncobj_destroy(self->fd, syncobj);
+	tas_syncobj_destroy(self->fd, in);
 }
 
 /* A template launch with DRM_TAS_SUBMIT_KEEP keeps its record too. */
@@ -4742,15 +4791,16 @@ static int tas_eventfd_ready(int efd, int timeout_ms)
  * Event loops wait on syncobjs with eventfds (DRM_IOCTL_SYNCOBJ_EVENTFD).
  * Registered before the graph exists, on a point that one of its nodes
  * signals: the WAIT_AVAILABLE eventfd fires at submission, the other when
- * the node completes.
+ * the node completes (it waits for a sw_sync fence that the test signals
+ * after checking that the eventfd has not fired yet).
  */
 TEST_F(tas, syncobj_eventfd_on_node_point)
 {
-	struct drm_tas_sync signal;
+	struct drm_tas_sync signal, wait;
 	struct drm_tas_node node;
-	int avail, done;
+	int avail, done, timeline;
+	__u32 tl, in, inc = 1;
 	__u64 value;
-	__u32 tl;
 
 	/* A kernel without CONFIG_EVENTFD has no such system call. */
 	avail = eventfd(0, EFD_CLOEXEC);
@@ -4765,19 +4815,28 @@ TEST_F(tas, syncobj_eventfd_on_node_point)
 					 avail));
 	ASSERT_EQ(0, tas_syncobj_eventfd(self->fd, tl, 2, 0, done));
 	EXPECT_EQ(0, tas_eventfd_ready(avail, 0));
+	timeline = tas_sw_sync_syncobj(self->fd, &in);
+	if (timeline == -ENOENT)
+		SKIP(return, "no %s (CONFIG_SW_SYNC, debugfs mounted?)",
+		     SW_SYNC_PATH);
+	ASSERT_LE(0, timeline);
 
-	tas_node_init(&node, 0, DRM_TAS_OP_NOP, 300 * TAS_NSEC_PER_MSEC);
+	tas_node_init(&node, 0, DRM_TAS_OP_NOP, TAS_NSEC_PER_MSEC);
+	tas_sync_init(&wait, in, DRM_TAS_NODE_GRAPH, 0);
 	tas_sync_init(&signal, tl, 0, 2);
-	ASSERT_EQ(0, tas_submit(self->fd, &node, 1, NULL, 0, NULL, 0, &signal,
+	ASSERT_EQ(0, tas_submit(self->fd, &node, 1, NULL, 0, &wait, 1, &signal,
 				1, NULL));
 	ASSERT_EQ(1, tas_eventfd_ready(avail, 10000));
-	/* The node runs for 300 ms. */
+	/* The node waits for the sw_sync fence. */
 	EXPECT_EQ(0, tas_eventfd_ready(done, 0));
+	ASSERT_EQ(0, tas_ioctl(timeline, SW_SYNC_IOC_INC, &inc));
 	ASSERT_EQ(1, tas_eventfd_ready(done, 10000));
 	ASSERT_EQ((ssize_t)sizeof(value), read(done, &value, sizeof(value)));
 	EXPECT_EQ(1ULL, value);
 	ASSERT_EQ(0, tas_syncobj_timeline_wait(self->fd, tl, 2, 0));
 
+	close(timeline);
+	tas_syncobj_destroy(self->fd, in);
 	tas_syncobj_destroy(self->fd, tl);
 	close(done);
 	close(avail);
@@ -4788,21 +4847,28 @@ TEST_F(tas, syncobj_eventfd_on_node_point)
  * exported from a timeline point holds a dma_fence_chain; imported as a
  * point of another timeline, it is flattened (a chain cannot be a link of
  * another chain: dma_fence_chain_init() warned) and the new point signals
- * with the graph behind the exported one.
+ * with the graph behind the exported one (which waits for a sw_sync fence
+ * that the test signals once it has seen the point unsignalled).
  */
 TEST_F(tas, syncobj_timeline_sync_file_imported_as_point)
 {
 	struct drm_syncobj_handle args;
-	struct drm_tas_sync signal;
+	struct drm_tas_sync signal, wait;
 	struct drm_tas_node node;
-	__u32 src, dst;
-	int sync_fd;
+	__u32 src, dst, in, inc = 1;
+	int sync_fd, timeline;
 
+	timeline = tas_sw_sync_syncobj(self->fd, &in);
+	if (timeline == -ENOENT)
+		SKIP(return, "no %s (CONFIG_SW_SYNC, debugfs mounted?)",
+		     SW_SYNC_PATH);
+	ASSERT_LE(0, timeline);
 	ASSERT_EQ(0, tas_syncobj_create(self->fd, 0, &src));
 	ASSERT_EQ(0, tas_syncobj_create(self->fd, 0, &dst));
-	tas_node_init(&node, 0, DRM_TAS_OP_NOP, 300 * TAS_NSEC_PER_MSEC);
+	tas_node_init(&node, 0, DRM_TAS_OP_NOP, TAS_NSEC_PER_MSEC);
+	tas_sync_init(&wait, in, DRM_TAS_NODE_GRAPH, 0);
 	tas_sync_init(&signal, src, 0, 1);
-	ASSERT_EQ(0, tas_submit(self->fd, &node, 1, NULL, 0, NULL, 0, &signal,
+	ASSERT_EQ(0, tas_submit(self->fd, &node, 1, NULL, 0, &wait, 1, &signal,
 				1, NULL));
 
 	memset(&args, 0, sizeof(args));
@@ -4824,11 +4890,14 @@ TEST_F(tas, syncobj_timeline_sync_file_imported_as_point)
 			       &args));
 	close(sync_fd);
 
-	/* The node runs for 300 ms. */
+	/* The node waits for the sw_sync fence. */
 	EXPECT_EQ(-ETIME, tas_syncobj_timeline_wait(self->fd, dst, 5, 0));
+	ASSERT_EQ(0, tas_ioctl(timeline, SW_SYNC_IOC_INC, &inc));
 	ASSERT_EQ(0, tas_syncobj_timeline_wait(self->fd, dst, 5, TAS_WAIT_NS));
 	ASSERT_EQ(0, tas_syncobj_timeline_wait(self->fd, src, 1, 0));
 
+	close(timeline);
+	tas_syncobj_destroy(self->fd, in);
 	tas_syncobj_destroy(self->fd, dst);
 	tas_syncobj_destroy(self->fd, src);
 }
