@@ -29,9 +29,9 @@
 # the way kunit.py builds it, with the doctests, links it and runs its KUnit
 # suites (tools/kunit.sh, with its known upstream failures), builds each
 # prefix for x86_64 with the QEMU test configuration (tools/qemu/tas.config),
-# in a build directory of its own, and, for a patch that adds selftests, runs
-# the drm/tas kselftests of that prefix on its kernel in QEMU
-# (tools/prefix-kselftests.sh).
+# in the build directory of tools/prefix-kselftests.sh, and, for a patch that
+# adds selftests, runs the drm/tas kselftests of that prefix on that kernel in
+# QEMU (tools/prefix-kselftests.sh).
 #
 # --full records each prefix that passes in docs/bisect-full.tsv, by the hash
 # of its tree and of the configurations it ran with (the kunitconfig and
@@ -75,7 +75,10 @@ debug) kunitconfig=$TAS_ROOT/kunit/debug.kunitconfig build_name=kunit-debug ;;
 *) echo "bisect: TAS_BISECT_CONFIG is empty or debug" >&2; exit 2 ;;
 esac
 build=$TAS_OUT/$build_name
-x86=$TAS_OUT/bisect-x86
+# The build directory of tools/prefix-kselftests.sh: its QEMU configuration
+# (tools/qemu/lib.sh, tas_configure) comes out the same as that of x86_one, so
+# the kselftests of a prefix boot the kernel built here without building again.
+x86=$TAS_OUT/x86-prefix
 kconfig=$build/bisect.kunitconfig
 log=$build/bisect-build.log
 mkdir -p "$build"
