@@ -37,9 +37,14 @@
 # of its tree and of the configurations it ran with (the kunitconfig and
 # tools/qemu/tas.config), and skips a prefix recorded there: a change to patch
 # K sends only prefixes K and later through again, and a run that stops goes
-# on where it stopped. TAS_BISECT_AGAIN=1 runs every prefix. `tools/bisect.sh
-# --ledger` lists, without building, which prefixes of the series as it is
-# now the ledger covers; it fails if one is missing.
+# on where it stopped; a prefix whose series changed while it ran fails
+# instead. The configurations are the kunitconfig, tools/qemu/tas.config, the
+# series' options, the known failures and reports under kunit/, the scripts
+# that run the checks, $TAS_KCONFIG_EXTRA and the compilers' versions.
+# TAS_BISECT_AGAIN=1 runs every prefix. `tools/bisect.sh --ledger` lists,
+# without building or checking anything out, which prefixes of the series as
+# last assembled (by `make series` or a bisect) the ledger covers; it fails if
+# one is missing.
 #
 # The series' own options are the CONFIG_ symbols that its Kconfig files add
 # (read from series.yaml's files and edits) and that have a prompt.
@@ -64,7 +69,7 @@ esac
 ledger=$TAS_ROOT/docs/bisect-full.tsv
 
 py=$TAS_TOOLS/venv/bin/python
-tas_assemble
+[ "$ledger_only" -eq 1 ] || tas_assemble
 # Read whole: a reader that stops early (grep -q) would break the pipe to
 # series.py, which pipefail then reports as a failed test.
 list=$("$py" "$TAS_ROOT/tools/series.py" list)
@@ -251,51 +256,80 @@ x86_one() { # label
 		fail "$1 does not build for x86_64 (log: $x86/build.log)"
 	}
 	no_warnings "$x86/build.log" "$1 builds with warnings for x86_64"
+	# objtool names the object, not a source of the series.
+	if grep -E 'warning: objtool: ' "$x86/build.log"; then
+		fail "$1: objtool warned for x86_64 (log: $x86/build.log)"
+	fi
 	echo "bisect: $1 builds for x86_64 ($((SECONDS - t0)) s)"
 }
 
-# --full's ledger. The key of the checked-out prefix: its tree and the
-# configurations that the checks of --full take.
-opts_hash=$(cat "$kunitconfig" "$TAS_ROOT/tools/qemu/tas.config" | sha256sum | cut -c1-12)
-ledger_key() { # on|off
-	printf '%s\t%s-%s\n' "$(git -C "$TAS_TREE" rev-parse 'HEAD^{tree}')" "$opts_hash" "$1"
+# --full's ledger. The key of a prefix: its tree and the configurations that
+# the checks of --full take.
+opts_hash=$(
+	{
+		cat "$kunitconfig" "$TAS_ROOT/tools/qemu/tas.config" "$TAS_ROOT"/kunit/*known* \
+			"$TAS_ROOT"/tools/{kunit,qemu-test,prefix-kselftests}.sh \
+			"$TAS_ROOT"/tools/qemu/{lib.sh,guest.sh,init-kselftest}
+		echo "$new_syms ${TAS_KCONFIG_EXTRA:-} ${TAS_KMAKE[*]}"
+		rustc --version 2>&1 || true
+		gcc --version 2>&1 | head -n 1 || true
+		clang --version 2>&1 | head -n 1 || true
+	} | sha256sum | cut -c1-12
+)
+ledger_key() { # tree on|off
+	printf '%s\t%s-%s\n' "$1" "$opts_hash" "$2"
 }
 
-# Prints the ledger's line for the checked-out prefix; fails if there is none.
-ledger_find() { # on|off
+# Prints the ledger's line for a tree; fails if there is none.
+ledger_find() { # tree on|off
 	local key
 
-	key=$(ledger_key "$1")
+	key=$(ledger_key "$1" "$2")
 	[ -f "$ledger" ] && [ -z "${TAS_BISECT_AGAIN:-}" ] || return 1
 	grep -F "$key	" "$ledger" | tail -n 1 | grep .
 }
 
-ledger_add() { # on|off label result
+# Records a tree as passed: the one checked out, which must still be the tree
+# of patch $k of the series (prefix-kselftests.sh assembles the series again).
+ledger_add() { # tree on|off k label result
+	local now
+
+	now=$(git -C "$TAS_TREE" rev-parse 'HEAD^{tree}')
+	[ "$now" = "$1" ] || fail "$4: $TAS_TREE was checked out elsewhere during the checks"
+	[ "$(git -C "$TAS_TREE" rev-parse "$(tree_of "$3")")" = "$1" ] ||
+		fail "$4: the series changed during the checks; run again"
 	[ -f "$ledger" ] || printf '# %s\n' \
 		"make bisect-full: the prefixes that passed, by tree and configurations (tools/bisect.sh)" \
 		"tree	configurations	date	patch	result" >"$ledger"
-	printf '%s\t%s\t%s\t%s\n' "$(ledger_key "$1")" "$(date -u +%F)" "$2" "$3" >>"$ledger"
+	printf '%s\t%s\t%s\t%s\n' "$(ledger_key "$1" "$2")" "$(date -u +%F)" "$4" "$5" >>"$ledger"
+}
+
+# The tree of patch $1 of the series, or of the whole series for "off".
+tree_of() { # k|off
+	if [ "$1" = off ]; then
+		echo 'series^{tree}'
+	else
+		echo "$("$py" "$TAS_ROOT/tools/series.py" commit "$1")^{tree}"
+	fi
 }
 
 if [ "$ledger_only" -eq 1 ]; then
 	missing=0
 	for k in $(seq 1 "$n") off; do
 		if [ "$k" = off ]; then
-			git -C "$TAS_TREE" checkout -q -f series
 			label="patch $n/$n, options off" mode=off
 		else
-			git -C "$TAS_TREE" checkout -q -f "$("$py" "$TAS_ROOT/tools/series.py" commit "$k")"
 			label="patch $k/$n" mode=on
 		fi
-		if line=$(ledger_find "$mode"); then
+		tree=$(git -C "$TAS_TREE" rev-parse "$(tree_of "$k")")
+		if line=$(ledger_find "$tree" "$mode"); then
 			echo "bisect: $label: $(cut -f3,5 <<<"$line" | tr '\t' ' ')"
 		else
 			echo "bisect: $label: not in the ledger"
 			missing=$((missing + 1))
 		fi
 	done
-	git -C "$TAS_TREE" checkout -q -f series
-	echo "bisect: the ledger covers $((n + 1 - missing)) of $((n + 1)) checks of the series as it is"
+	echo "bisect: the ledger covers $((n + 1 - missing)) of $((n + 1)) checks of the series as last assembled (configurations $opts_hash)"
 	[ "$missing" -eq 0 ]
 	exit
 fi
@@ -304,26 +338,34 @@ fi
 # one tools/kunit.sh runs.
 git -C "$TAS_TREE" checkout -q -f series
 on="options on: $(echo $new_syms)"
+skipped=0
 if [ "$full" -eq 1 ]; then
-	if line=$(ledger_find off); then
+	# Interrupted, it leaves the tree on the series, as fail() does.
+	trap 'git -C "$TAS_TREE" checkout -q -f series' EXIT
+	tree=$(git -C "$TAS_TREE" rev-parse 'series^{tree}')
+	if line=$(ledger_find "$tree" off); then
 		echo "bisect: patch $n/$n with the options off passed on $(cut -f3 <<<"$line"), skipped"
+		skipped=$((skipped + 1))
 	else
 		build_one "patch $n/$n (options off: $(echo $new_syms))" off
-		ledger_add off "$n/$n" "options off: built"
+		ledger_add "$tree" off off "$n/$n" "options off: built"
 	fi
 else
 	quick_one "patch $n/$n (options off: $(echo $new_syms))" off
 fi
 for k in $(seq "$from" "${TAS_BISECT_TO:-$n}"); do
-	git -C "$TAS_TREE" checkout -q -f "$("$py" "$TAS_ROOT/tools/series.py" commit "$k")"
+	commit=$("$py" "$TAS_ROOT/tools/series.py" commit "$k")
+	git -C "$TAS_TREE" checkout -q -f "$commit"
 	if [ "$full" -eq 1 ]; then
-		if line=$(ledger_find on); then
+		tree=$(git -C "$TAS_TREE" rev-parse "$commit^{tree}")
+		if line=$(ledger_find "$tree" on); then
 			echo "bisect: patch $k/$n passed on $(cut -f3 <<<"$line"), skipped: $(cut -f5 <<<"$line")"
+			skipped=$((skipped + 1))
 			continue
 		fi
 		build_one "patch $k/$n ($on)" on
 		kunit_one "patch $k/$n"
-		result="KUnit $(grep -E '^kunit: [0-9]+ passed' "$build/bisect-kunit.log" | sed 's/^kunit: //')"
+		result="KUnit $(grep -E '^kunit: [0-9]+ passed' "$build/bisect-kunit.log" | sed 's/^kunit: //' || true)"
 		x86_one "patch $k/$n"
 		result+="; built for x86_64"
 		if grep -q "^$k	selftests: " <<<"$list"; then
@@ -333,9 +375,9 @@ for k in $(seq "$from" "${TAS_BISECT_TO:-$n}"); do
 			}
 			echo "$out"
 			result+="; kselftests $(sed -nE 's/^prefix-kselftests: patch [0-9]+: ([0-9]+ passed, [0-9]+ failed).*/\1/p' <<<"$out")"
-			git -C "$TAS_TREE" checkout -q -f "$("$py" "$TAS_ROOT/tools/series.py" commit "$k")"
+			git -C "$TAS_TREE" checkout -q -f "$commit"
 		fi
-		ledger_add on "$k/$n $(sed -n "${k}p" <<<"$list" | cut -f2)" "$result"
+		ledger_add "$tree" on "$k" "$k/$n $(sed -n "${k}p" <<<"$list" | cut -f2)" "$result"
 		continue
 	fi
 	files=$(patch_files "$k")
@@ -353,7 +395,7 @@ for k in $(seq "$from" "${TAS_BISECT_TO:-$n}"); do
 	fi
 done
 git -C "$TAS_TREE" checkout -q -f series
-grep '^CONFIG_' "$kunitconfig" | cmp -s - "$kconfig" ||
+[ ! -f "$kconfig" ] || grep '^CONFIG_' "$kunitconfig" | cmp -s - "$kconfig" ||
 	echo "bisect: note: the last build's options differ from ${kunitconfig#"$TAS_ROOT"/}; make $build_name will reconfigure"
 to=${TAS_BISECT_TO:-$n}
-echo "bisect: $([ "$from" -eq 1 ] && [ "$to" -eq "$n" ] && echo "all $n prefixes" || echo "prefixes $from-$to of $n") build$([ "$full" -eq 0 ] || echo ", pass their KUnit suites and build for x86_64") ($((SECONDS - t_all)) s)"
+echo "bisect: $([ "$from" -eq 1 ] && [ "$to" -eq "$n" ] && echo "all $n prefixes" || echo "prefixes $from-$to of $n") build$([ "$full" -eq 0 ] || echo ", pass their KUnit suites and build for x86_64")$([ "$skipped" -eq 0 ] || echo " ($skipped checks passed before, in the ledger)") ($((SECONDS - t_all)) s)"
