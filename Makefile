@@ -41,7 +41,8 @@ bisect:
 	tools/bisect.sh
 
 # Each prefix also runs its KUnit suites and builds for x86_64 (slow: run it
-# before calling a version of the series done).
+# before calling a version of the series done). Passed prefixes are kept in
+# docs/bisect-full.tsv and not run again; `tools/bisect.sh --ledger` lists them.
 bisect-full:
 	tools/setup.sh
 	tools/bisect.sh --full
