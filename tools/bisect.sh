@@ -34,8 +34,8 @@
 # QEMU (tools/prefix-kselftests.sh).
 #
 # --full records each prefix that passes in docs/bisect-full.tsv, by the hash
-# of its tree and of the configurations it ran with (the kunitconfig and
-# tools/qemu/tas.config), and skips a prefix recorded there: a change to patch
+# of its tree and of the configurations it ran with, and skips a prefix
+# recorded there: a change to patch
 # K sends only prefixes K and later through again, and a run that stops goes
 # on where it stopped; a prefix whose series changed while it ran fails
 # instead. The configurations are the kunitconfig, tools/qemu/tas.config, the
@@ -265,7 +265,7 @@ x86_one() { # label
 
 # --full's ledger. The key of a prefix: its tree and the configurations that
 # the checks of --full take.
-opts_hash=$(
+[ "$full" -eq 0 ] || opts_hash=$(
 	{
 		cat "$kunitconfig" "$TAS_ROOT/tools/qemu/tas.config" "$TAS_ROOT"/kunit/*known* \
 			"$TAS_ROOT"/tools/{kunit,qemu-test,prefix-kselftests}.sh \
