@@ -431,6 +431,7 @@ static void drm_sched_trace_enabled_late(struct kunit *test)
 	struct drm_mock_sched_job *a, *b, *c;
 	struct dma_fence *fence;
 	ktime_t ta, ts;
+	int i;
 
 	trace_test_unregister(log);
 	if (trace_drm_sched_job_deps_resolved_enabled() ||
@@ -458,10 +459,9 @@ static void drm_sched_trace_enabled_late(struct kunit *test)
 	dma_fence_signal(fence);
 	KUNIT_ASSERT_TRUE(test, drm_mock_sched_job_wait_scheduled(b, HZ));
 
-	KUNIT_EXPECT_GE(test, trace_test_find(log, TRACE_DISPATCH, &a->base), 0);
-	KUNIT_EXPECT_GE(test, log->recs[trace_test_find(log, TRACE_DISPATCH,
-							&a->base)].deps_ns,
-			ktime_to_ns(ktime_sub(ts, ta)));
+	i = trace_test_find(log, TRACE_DISPATCH, &a->base);
+	KUNIT_ASSERT_GE(test, i, 0);
+	KUNIT_EXPECT_GE(test, log->recs[i].deps_ns, ktime_to_ns(ktime_sub(ts, ta)));
 	KUNIT_EXPECT_LT(test, trace_test_find(log, TRACE_DEPS_RESOLVED, &c->base), 0);
 	KUNIT_EXPECT_LT(test, trace_test_find(log, TRACE_DISPATCH, &c->base), 0);
 	trace_test_check_job(test, log, b);
