@@ -30,6 +30,13 @@
 //! [`GangOrder`]).
 //!
 // series: end
+// series: from tas-host
+//! A host node ([`is_host`]) is run by a CPU thread: releasing it signals its start fence, where
+//! the thread waits, and watches its deadline; the thread reports its completion through
+//! [`Dispatcher::host_done`], or the node completes with `ETIMEDOUT` after the job timeout, so
+//! that no fence waits for userspace without a bound.
+//!
+// series: end
 //! Locking: `Dispatcher::state` is a mutex taken in process context only (the ioctls, the rings'
 //! work items, the scheduler's free_job work and the dispatcher's work item); nobody allocates
 //! with `GFP_KERNEL` or waits for a fence while holding it.
@@ -134,6 +141,25 @@ use kernel::{
 };
 // series: end
 
+// series: from tas-host
+use kernel::{
+    impl_has_hr_timer,
+    sync::ArcBorrow,
+    time::{
+        hrtimer::{
+            ArcHrTimerHandle,
+            HrTimer,
+            HrTimerCallback,
+            HrTimerCallbackContext,
+            HrTimerPointer,
+            HrTimerRestart,
+            RelativeMode, //
+        },
+        Delta, //
+    },
+};
+
+// series: end
 use crate::{
     driver::client_gfp,
     engine::{
@@ -152,6 +178,43 @@ pub(crate) const MAX_LAUNCHES: usize = 1024;
 
 /// Bits of a word of [`Dispatcher::fired`].
 const FIRED_BITS: usize = u64::BITS as usize;
+// series: from tas-host
+
+/// The key of a host node's start fence (`DRM_TAS_SYNC_ON_START`) among the node fences of a
+/// launch ([`LaunchFences`]): the node's index with this bit set, which no index has (they are
+/// below [`MAX_NODES`](crate::driver::MAX_NODES)).
+pub(crate) const ON_START: u32 = 1 << 31;
+
+/// Whether node `v` of `plan` is a host node: the plan gives host nodes a ring of their own,
+/// after the device's rings, so that they take no window of a device ring.
+pub(crate) fn is_host(plan: &Plan, v: u32) -> bool {
+    plan.ring(v) + 1 == plan.num_rings()
+}
+
+/// The most host nodes of a client released at once: the ready set gives their ring
+/// [`WINDOW`] nodes, and one more of the latency class.
+const MAX_HOSTS: usize = WINDOW as usize + 1;
+
+/// Where a host node is.
+#[derive(Clone, Copy, PartialEq)]
+enum Host {
+    /// Not released yet.
+    Waiting,
+    /// Released to its thread, which has not reported yet.
+    Released,
+    /// Completed: reported, timed out, or with the error of a predecessor.
+    Done,
+}
+
+/// A released host node whose thread has not reported: node `v` of launch `l`, which times out
+/// at `deadline` (`CLOCK_MONOTONIC` nanoseconds).
+#[derive(Clone, Copy)]
+struct HostWatch {
+    l: u32,
+    v: u32,
+    deadline: u64,
+}
+// series: end
 
 /// A node of a launch.
 struct Slot {
@@ -164,6 +227,12 @@ struct Slot {
     error: Option<Error>,
     /// When the node became ready, for the scheduler's trace events.
     ready_at: Option<Instant<Monotonic>>,
+    // series: from tas-host
+    /// For a host node, where it is; `None` for a node of a device ring.
+    host: Option<Host>,
+    /// The fence that `DRM_TAS_SYNC_ON_START` signals of this host node got.
+    start: Option<DriverFence>,
+    // series: end
 }
 
 /// A syncobj wait of a launch, as a fence callback.
@@ -187,6 +256,10 @@ impl FenceCallbackHandler for Wait {
 
 /// A graph in the dispatcher.
 struct Launch {
+    // series: from tas-host
+    /// The graph id that `SUBMIT_GRAPH` or `TEMPLATE_LAUNCH` returned for the launch.
+    id: u64,
+    // series: end
     plan: Arc<Plan>,
     /// When the launch was started, for the scheduler's trace events.
     queued_at: Instant<Monotonic>,
@@ -222,6 +295,18 @@ struct State {
     closed: bool,
     /// Launches in [`LaunchSlot::Done`].
     done: usize,
+    // series: from tas-host
+    /// The released host nodes whose threads have not reported.
+    ///
+    /// INVARIANT: at most [`MAX_HOSTS`] host nodes are released and not completed at once, so
+    /// each has an entry.
+    hosts: [Option<HostWatch>; MAX_HOSTS],
+    /// How long a released host node may take.
+    host_timeout_ns: u64,
+    /// The timer of the earliest deadline in `hosts`, while one is armed; dropping the handle
+    /// cancels it.
+    host_timer: Option<ArcHrTimerHandle<Dispatcher>>,
+    // series: end
 }
 
 // series: from tas-gangs
@@ -301,6 +386,11 @@ pub(crate) struct Dispatcher {
     // series: from tas-gangs
     gate: Arc<GangGate>,
     // series: end
+    // series: from tas-host
+    /// Expires at the earliest deadline of the released host nodes, and queues `work`.
+    #[pin]
+    host_timer: HrTimer<Self>,
+    // series: end
 }
 // series: from tas-gangs
 
@@ -315,6 +405,26 @@ impl PinnedDrop for Dispatcher {
 impl_has_work! {
     impl HasWork<Self> for Dispatcher { self.work }
 }
+// series: from tas-host
+
+impl_has_hr_timer! {
+    // Relative mode expires in hard interrupt context, in a soft interrupt under PREEMPT_RT.
+    impl HasHrTimer<Self> for Dispatcher {
+        mode: RelativeMode<Monotonic>, field: self.host_timer
+    }
+}
+
+impl HrTimerCallback for Dispatcher {
+    type Pointer<'a> = Arc<Self>;
+
+    fn run(this: ArcBorrow<'_, Self>, _ctx: HrTimerCallbackContext<'_, Self>) -> HrTimerRestart {
+        // The work item completes the host nodes that timed out. Not the last reference: the
+        // timer's handle holds one until the timer is cancelled, which waits for this callback.
+        let _ = this.wq.enqueue(Arc::from(this));
+        HrTimerRestart::NoRestart
+    }
+}
+// series: end
 
 impl WorkItem for Dispatcher {
     type Pointer = Arc<Dispatcher>;
@@ -335,6 +445,9 @@ impl WorkItem for Dispatcher {
                     }
                 }
             }
+            // series: from tas-host
+            st.expire_hosts();
+            // series: end
             // Not `release()`, which would queue this work item again for what it reaps next.
             // series: until tas-gangs
             st.release_ready();
@@ -366,7 +479,20 @@ pub(crate) struct Reservation {
     slot: u32,
     /// The nodes of the submission in the file's budget, which the launch takes over.
     charge: Option<Charge>,
+    // series: from tas-host
+    /// The graph id of the submission.
+    id: u64,
+    // series: end
 }
+// series: from tas-host
+
+impl Reservation {
+    /// Sets the graph id of the submission, by which `HOST_DONE` finds its launch.
+    pub(crate) fn set_id(&mut self, id: u64) {
+        self.id = id;
+    }
+}
+// series: end
 
 impl Drop for Reservation {
     fn drop(&mut self) {
@@ -622,10 +748,18 @@ impl State {
                 _ => {}
             }
         }
+        // series: from tas-host
+        self.watch_hosts(disp);
+        // series: end
     }
     // series: end
 
     fn release_node(&mut self, l: u32, v: u32) {
+        // series: from tas-host
+        if self.release_host(l, v) {
+            return;
+        }
+        // series: end
         let State { set, launches, .. } = self;
         let Some(Launch {
             plan,
@@ -670,6 +804,110 @@ impl State {
         let now = now_ns();
         run.release(plan, v, |r| on_ready(set, plan, slots, l, r, now));
     }
+    // series: from tas-host
+
+    /// Releases node `v` of launch `l` to its thread if it is a host node: signals its start
+    /// fence, where the thread waits, and watches its deadline. A host node is never reported
+    /// to [`Run::release`]: its successors wait for it to complete, also over pipelined edges.
+    /// Returns whether `v` is a host node.
+    fn release_host(&mut self, l: u32, v: u32) -> bool {
+        let State {
+            launches,
+            hosts,
+            host_timeout_ns,
+            ..
+        } = self;
+        let Some(launch) = live(launches, l) else {
+            return false;
+        };
+        let slot = &mut launch.slots[v as usize];
+        if slot.host != Some(Host::Waiting) {
+            return slot.host.is_some();
+        }
+        let now = now_ns();
+        let free = hosts.iter().position(Option::is_none);
+        // Not released with the error of a predecessor; never without an entry to time it out
+        // by, which the type invariant of `hosts` rules out.
+        let error = slot.error.or(free.is_none().then_some(EBUSY));
+        if let (None, Some(i)) = (error, free) {
+            hosts[i] = Some(HostWatch {
+                l,
+                v,
+                deadline: now.saturating_add(*host_timeout_ns),
+            });
+            slot.host = Some(Host::Released);
+            slot.exec.started_ns.store(now, Relaxed);
+            if let Some(start) = slot.start.take() {
+                start.signal();
+            }
+            return true;
+        }
+        slot.host = Some(Host::Done);
+        slot.exec.finish(now, error);
+        if let (Some(start), Some(e)) = (slot.start.take(), error) {
+            start.signal_with_error(e);
+        }
+        self.complete(l, v, error);
+        true
+    }
+
+    /// Completes released host node `v` of launch `l` with `error`: reported by its thread, or
+    /// timed out.
+    fn complete_host(&mut self, l: u32, v: u32, error: Option<Error>) -> Result {
+        let launch = live(&mut self.launches, l).ok_or(ENOENT)?;
+        let slot = launch.slots.get_mut(v as usize).ok_or(ENOENT)?;
+        match slot.host {
+            None => return Err(EINVAL),
+            Some(Host::Waiting) => return Err(EBUSY),
+            Some(Host::Done) => return Err(EALREADY),
+            Some(Host::Released) => {}
+        }
+        slot.host = Some(Host::Done);
+        slot.exec.finish(now_ns(), error);
+        self.unwatch(l, v);
+        self.complete(l, v, error);
+        Ok(())
+    }
+
+    /// Stops watching the deadline of host node `v` of launch `l`.
+    fn unwatch(&mut self, l: u32, v: u32) {
+        for watch in self.hosts.iter_mut() {
+            if watch.is_some_and(|w| w.l == l && w.v == v) {
+                *watch = None;
+            }
+        }
+    }
+
+    /// Completes the released host nodes whose deadline has passed with `ETIMEDOUT`, and
+    /// cancels the timer, which [`State::watch_hosts`] arms again for the rest.
+    fn expire_hosts(&mut self) {
+        let now = now_ns();
+        let watched = self.hosts;
+        for w in watched.into_iter().flatten() {
+            // Completing the node removes its entry; an entry whose node cannot be completed
+            // any more is removed all the same.
+            if w.deadline <= now && self.complete_host(w.l, w.v, Some(ETIMEDOUT)).is_err() {
+                self.unwatch(w.l, w.v);
+            }
+        }
+        // Dropping the handle cancels the timer, waiting for its callback, which takes no lock;
+        // the work item that runs this holds a reference to the dispatcher.
+        self.host_timer = None;
+    }
+
+    /// Arms the timer for the earliest deadline of the released host nodes, unless it is armed.
+    fn watch_hosts(&mut self, disp: &Arc<Dispatcher>) {
+        if self.host_timer.is_some() {
+            return;
+        }
+        let Some(deadline) = self.hosts.iter().flatten().map(|w| w.deadline).min() else {
+            return;
+        };
+        let delta = deadline.saturating_sub(now_ns());
+        let delta = Delta::from_nanos(i64::try_from(delta).unwrap_or(i64::MAX));
+        self.host_timer = Some(disp.clone().start(delta));
+    }
+    // series: end
 }
 
 /// The fences of a launch that syncobj signals refer to: those of signalled nodes (by node) and
@@ -678,7 +916,13 @@ pub(crate) type LaunchFences = (KVec<(u32, ARef<Fence>)>, Option<ARef<Fence>>);
 
 /// A checked node, ready to become part of a launch.
 pub(crate) struct NodeInit {
+    // series: until tas-host
     pub(crate) job: Job<'static, NodeJob>,
+    // series: end
+    // series: from tas-host
+    /// The job; `None` for a host node.
+    pub(crate) job: Option<Job<'static, NodeJob>>,
+    // series: end
     pub(crate) exec: Arc<NodeExec>,
 }
 
@@ -695,6 +939,7 @@ impl Dispatcher {
     pub(crate) fn new(num_rings: u32, wq: &'static Queue) -> Result<Arc<Self>> {
     // series: end
     // series: from tas-gangs
+    // series: until tas-host
     /// Creates the dispatcher of a client of `num_rings` rings whose gangs `gate` admits, whose
     /// work item runs on `wq`.
     pub(crate) fn new(
@@ -703,15 +948,37 @@ impl Dispatcher {
         wq: &'static Queue,
     ) -> Result<Arc<Self>> {
     // series: end
+    // series: end
+    // series: from tas-host
+    /// Creates the dispatcher of a client of `num_rings` rings whose gangs `gate` admits, whose
+    /// work item runs on `wq`, and whose host nodes time out after `host_timeout_ns`.
+    pub(crate) fn new(
+        num_rings: u32,
+        gate: &Arc<GangGate>,
+        wq: &'static Queue,
+        host_timeout_ns: u64,
+    ) -> Result<Arc<Self>> {
+    // series: end
         let mut launches = KVec::with_capacity(MAX_LAUNCHES, GFP_KERNEL)?;
         for _ in 0..MAX_LAUNCHES {
             launches.push(LaunchSlot::Free, GFP_KERNEL)?;
         }
         let state = State {
+            // series: until tas-host
             set: ReadySet::new(num_rings, WINDOW)?,
+            // series: end
+            // series: from tas-host
+            // The host nodes' ring is the last.
+            set: ReadySet::new(num_rings + 1, WINDOW)?,
+            // series: end
             launches,
             closed: false,
             done: 0,
+            // series: from tas-host
+            hosts: [None; MAX_HOSTS],
+            host_timeout_ns,
+            host_timer: None,
+            // series: end
         };
         // series: from tas-gangs
         gate.add_client()?;
@@ -725,6 +992,9 @@ impl Dispatcher {
                 wq,
                 // series: from tas-gangs
                 gate: gate.clone(),
+                // series: end
+                // series: from tas-host
+                host_timer <- HrTimer::new(),
                 // series: end
             }),
             GFP_KERNEL,
@@ -770,6 +1040,9 @@ impl Dispatcher {
                     disp: self.clone(),
                     slot: l as u32,
                     charge: Some(charge),
+                    // series: from tas-host
+                    id: 0,
+                    // series: end
                 });
             }
             if self.slot_freed.wait_interruptible(&mut state) {
@@ -850,7 +1123,14 @@ impl Dispatcher {
             let init = make(v, &tag)?;
             slots.push(
                 Slot {
+                    // series: until tas-host
                     job: Some(init.job),
+                    // series: end
+                    // series: from tas-host
+                    host: init.job.is_none().then_some(Host::Waiting),
+                    start: None,
+                    job: init.job,
+                    // series: end
                     exec: init.exec,
                     out: None,
                     error: None,
@@ -886,7 +1166,21 @@ impl Dispatcher {
         // Dropping the reservation gives the slot back if the launch failed.
         let l = slot.slot;
         let charge = slot.charge.take();
+        // series: until tas-host
         let r = self.start(l, plan, inst, waits, signalled, graph_signalled, charge);
+        // series: end
+        // series: from tas-host
+        let r = self.start(
+            l,
+            slot.id,
+            plan,
+            inst,
+            waits,
+            signalled,
+            graph_signalled,
+            charge,
+        );
+        // series: end
         if r.is_ok() {
             slot.slot = NO_SLOT;
         }
@@ -897,6 +1191,9 @@ impl Dispatcher {
     fn start(
         self: &Arc<Self>,
         l: u32,
+        // series: from tas-host
+        id: u64,
+        // series: end
         plan: Arc<Plan>,
         inst: Instance,
         waits: &[(Option<u32>, ARef<Fence>)],
@@ -910,6 +1207,7 @@ impl Dispatcher {
             mut run,
         } = inst;
         let mut outs = KVec::with_capacity(signalled.len(), client_gfp())?;
+        // series: until tas-host
         for &v in signalled {
             let slot = slots.get_mut(v as usize).ok_or(EINVAL)?;
             if slot.out.is_none() {
@@ -918,6 +1216,22 @@ impl Dispatcher {
                 slot.out = Some(fence);
             }
         }
+        // series: end
+        // series: from tas-host
+        for &key in signalled {
+            let slot = slots.get_mut((key & !ON_START) as usize).ok_or(EINVAL)?;
+            let (out, name) = if key & ON_START != 0 {
+                (&mut slot.start, c"tas-host-start")
+            } else {
+                (&mut slot.out, c"tas-node")
+            };
+            if out.is_none() {
+                let fence = FenceContext::new(c"tas", name).new_fence((), client_gfp())?;
+                outs.push((key, fence.fence().clone()), client_gfp())?;
+                *out = Some(fence);
+            }
+        }
+        // series: end
         let graph_out = if graph_signalled {
             Some(FenceContext::new(c"tas", c"tas-graph").new_fence((), client_gfp())?)
         } else {
@@ -960,6 +1274,9 @@ impl Dispatcher {
 
         let launch = KBox::new(
             Launch {
+                // series: from tas-host
+                id,
+                // series: end
                 plan,
                 queued_at: Instant::now(),
                 run,
@@ -1008,6 +1325,7 @@ impl Dispatcher {
     /// Released nodes complete through the scheduler (their entities are dropped next, which
     /// cancels those still queued).
     pub(crate) fn close(self: &Arc<Self>) {
+        // series: until tas-host
         let launches = {
             let mut state = self.state.lock();
             state.closed = true;
@@ -1015,6 +1333,22 @@ impl Dispatcher {
             state.set.remove_if(|_| true);
             core::mem::take(&mut state.launches)
         };
+        // series: end
+        // series: from tas-host
+        let (launches, host_timer) = {
+            let mut state = self.state.lock();
+            state.closed = true;
+            state.done = 0;
+            state.set.remove_if(|_| true);
+            state.hosts = [None; MAX_HOSTS];
+            (
+                core::mem::take(&mut state.launches),
+                state.host_timer.take(),
+            )
+        };
+        // Cancels the timer; its callback may have queued the work item, which is flushed below.
+        drop(host_timer);
+        // series: end
         // series: from tas-gangs
         // The client's gang waiting in the gate, if any, will not be released any more.
         self.gate.order.lock().withdraw(&Client(self.clone()), wake);
@@ -1031,6 +1365,17 @@ impl Dispatcher {
                     slot.exec.finish(now_ns(), Some(ESRCH));
                     drop(disarm(job));
                 }
+                // series: from tas-host
+                // A released host node's thread is not waited for.
+                match slot.host {
+                    Some(Host::Waiting) => slot.exec.finish(now_ns(), Some(ESRCH)),
+                    Some(Host::Released) => slot.exec.finish(now_ns(), Some(ECANCELED)),
+                    _ => {}
+                }
+                if let Some(start) = slot.start {
+                    start.signal_with_error(ESRCH);
+                }
+                // series: end
                 if let Some(out) = slot.out {
                     out.signal_with_error(ESRCH);
                 }
@@ -1041,4 +1386,20 @@ impl Dispatcher {
         }
         self.work.flush();
     }
+    // series: from tas-host
+
+    /// Completes released host node `node` of graph `id` with `error`, as its thread reports.
+    ///
+    /// Fails with `ENOENT` if no launch of graph `id` is in flight or it has no node `node`,
+    /// `EINVAL` if the node is not a host node, `EBUSY` if it is not released yet and
+    /// `EALREADY` if it has completed.
+    pub(crate) fn host_done(self: &Arc<Self>, id: u64, node: u32, error: Option<Error>) -> Result {
+        let mut state = self.state.lock();
+        let is_id = |s: &LaunchSlot| matches!(s, LaunchSlot::Live(launch) if launch.id == id);
+        let l = state.launches.iter().position(is_id).ok_or(ENOENT)?;
+        state.complete_host(l as u32, node, error)?;
+        state.release(self);
+        Ok(())
+    }
+    // series: end
 }

@@ -97,7 +97,12 @@ use crate::{
 pub(crate) const UAPI_VERSION: u64 = 4;
 // series: end
 // series: from tas-keep
+// series: until tas-host
 pub(crate) const UAPI_VERSION: u64 = 5;
+// series: end
+// series: end
+// series: from tas-host
+pub(crate) const UAPI_VERSION: u64 = 6;
 // series: end
 
 // series: from tas-graph
@@ -307,6 +312,9 @@ impl drm::Driver for TasDriver {
             File::template_launch),
         (TAS_TEMPLATE_DESTROY, drm_tas_template_destroy, ioctl::RENDER_ALLOW,
             File::template_destroy),
+        // series: end
+        // series: from tas-host
+        (TAS_HOST_DONE, drm_tas_host_done, ioctl::RENDER_ALLOW, File::host_done),
         // series: end
     }
 }

@@ -235,11 +235,21 @@ use crate::{
 const OPS_MASK: u64 = 1 << uapi::drm_tas_op_DRM_TAS_OP_NOP;
 // series: end
 // series: from tas-ops
+// series: until tas-host
 const OPS_MASK: u64 = (1 << uapi::drm_tas_op_DRM_TAS_OP_NOP)
     | (1 << uapi::drm_tas_op_DRM_TAS_OP_FILL)
     | (1 << uapi::drm_tas_op_DRM_TAS_OP_COPY)
     | (1 << uapi::drm_tas_op_DRM_TAS_OP_ADD)
     | (1 << uapi::drm_tas_op_DRM_TAS_OP_MATMUL);
+// series: end
+// series: end
+// series: from tas-host
+const OPS_MASK: u64 = (1 << uapi::drm_tas_op_DRM_TAS_OP_NOP)
+    | (1 << uapi::drm_tas_op_DRM_TAS_OP_FILL)
+    | (1 << uapi::drm_tas_op_DRM_TAS_OP_COPY)
+    | (1 << uapi::drm_tas_op_DRM_TAS_OP_ADD)
+    | (1 << uapi::drm_tas_op_DRM_TAS_OP_MATMUL)
+    | (1 << uapi::drm_tas_op_DRM_TAS_OP_HOST);
 // series: end
 
 /// The graphs a file submitted: the last [`GRAPH_HISTORY`] of them, of those only the latest
@@ -581,7 +591,17 @@ impl drm::file::DriverFile for File {
                 disp: Dispatcher::new(dev.num_rings, dev.signal_wq)?,
                 // series: end
                 // series: from tas-gangs
+                // series: until tas-host
                 disp: Dispatcher::new(dev.num_rings, &dev.gate, dev.signal_wq)?,
+                // series: end
+                // series: end
+                // series: from tas-host
+                disp: Dispatcher::new(
+                    dev.num_rings,
+                    &dev.gate,
+                    dev.signal_wq,
+                    u64::from(dev.job_timeout_ms) * 1_000_000,
+                )?,
                 // series: end
                 budget: Budget::new()?,
                 entities,
@@ -733,7 +753,12 @@ impl File {
         // file's submission lock: the file's other submissions may be what frees them. The
         // node count is checked later; a count above the limit fails there.
         let charge = this.budget.charge(args.nodes.count)?;
+        // series: until tas-host
         let (launch, charge) = if args.flags & uapi::DRM_TAS_SUBMIT_FIFO == 0 {
+        // series: end
+        // series: from tas-host
+        let (mut launch, charge) = if args.flags & uapi::DRM_TAS_SUBMIT_FIFO == 0 {
+        // series: end
             (Some(this.disp.reserve(charge)?), None)
         } else {
             (None, Some(Arc::new(charge, client_gfp())?))
@@ -756,6 +781,12 @@ impl File {
         }
         // series: end
         let room = Graphs::reserve()?;
+        // series: from tas-host
+        // The id `graphs.add()` gives the graph, under the same lock.
+        if let Some(launch) = &mut launch {
+            launch.set_id(graphs.next_id);
+        }
+        // series: end
         let record = graph::submit(
             dev, file, &entities, &this.disp, args, launch, charge, blame,
         )?;
@@ -865,8 +896,16 @@ impl File {
             let found = templates.list.iter().find(|(h, _)| *h == args.handle);
             found.map(|(_, t)| t.len() as u32).ok_or(ENOENT)?
         };
+        // series: until tas-host
         let launch = this.disp.reserve(this.budget.charge(nodes)?)?;
         let mut graphs = this.graphs.lock();
+        // series: end
+        // series: from tas-host
+        let mut launch = this.disp.reserve(this.budget.charge(nodes)?)?;
+        let mut graphs = this.graphs.lock();
+        // The id `graphs.add()` gives the graph, under the same lock.
+        launch.set_id(graphs.next_id);
+        // series: end
         // Held while an instance is taken, so that a destroyed template's work item is idle
         // once its destroy has flushed it.
         let templates = this.templates.lock();
@@ -876,7 +915,12 @@ impl File {
             .find(|(h, _)| *h == args.handle)
             .map(|(_, t)| t.clone())
             .ok_or(ENOENT)?;
+        // series: until tas-host
         let syncs = graph::check_syncs(file, &args.waits, &args.signals, template.len(), blame)?;
+        // series: end
+        // series: from tas-host
+        let syncs = graph::check_syncs(file, &args.waits, &args.signals, template.plan(), blame)?;
+        // series: end
         // series: from tas-keep
         if keep {
             graphs.check_keep(nodes)?;
@@ -1010,6 +1054,28 @@ impl File {
             this.graphs.lock().release(args.graph_id);
         }
         // series: end
+        Ok(0)
+    }
+    // series: end
+    // series: from tas-host
+
+    /// IOCTL: host_done: Report the completion of a host node of a graph in flight.
+    pub(crate) fn host_done(
+        _dev: &TasDevice<Registered>,
+        _reg_data: &(),
+        args: &mut uapi::drm_tas_host_done,
+        file: &drm::File<File>,
+    ) -> Result<u32> {
+        // `MAX_ERRNO` of `include/linux/err.h`.
+        const MAX_ERRNO: i32 = 4095;
+        let error = match args.error {
+            0 => None,
+            e if (-MAX_ERRNO..0).contains(&e) => Some(Error::from_errno(e)),
+            _ => return Err(EINVAL),
+        };
+        file.inner()
+            .disp
+            .host_done(args.graph_id, args.node, error)?;
         Ok(0)
     }
     // series: end

@@ -252,6 +252,12 @@ use kernel::{
 };
 // series: end
 
+// series: from tas-host
+use crate::dispatch::{
+    is_host,
+    ON_START, //
+};
+// series: end
 // series: until tas-gangs
 use crate::{
     dispatch::{
@@ -496,6 +502,9 @@ fn node_op(dev: &TasDevice, file: &drm::File<File>, node: &uapi::drm_tas_node) -
     let [src0, src1] = &node.src;
     let used = match node.op {
         uapi::drm_tas_op_DRM_TAS_OP_NOP => 0,
+        // series: from tas-host
+        uapi::drm_tas_op_DRM_TAS_OP_HOST => 0,
+        // series: end
         uapi::drm_tas_op_DRM_TAS_OP_FILL => 1,
         uapi::drm_tas_op_DRM_TAS_OP_COPY => 2,
         uapi::drm_tas_op_DRM_TAS_OP_ADD | uapi::drm_tas_op_DRM_TAS_OP_MATMUL => 3,
@@ -517,6 +526,10 @@ fn node_op(dev: &TasDevice, file: &drm::File<File>, node: &uapi::drm_tas_node) -
 
     Ok(match node.op {
         uapi::drm_tas_op_DRM_TAS_OP_NOP => Op::Nop,
+        // series: from tas-host
+        // Never run by the engine.
+        uapi::drm_tas_op_DRM_TAS_OP_HOST => Op::Nop,
+        // series: end
         uapi::drm_tas_op_DRM_TAS_OP_FILL => {
             if node.dst.size % 4 != 0 {
                 return Err(EINVAL);
@@ -580,12 +593,23 @@ pub(crate) struct Sync {
     node: Option<usize>,
     syncobj: ARef<SyncObj>,
     point: u64,
+    // series: from tas-host
+    /// `DRM_TAS_SYNC_ON_START`: signalled when the (host) node is released.
+    on_start: bool,
+    // series: end
 }
 
 fn check_sync(file: &drm::File<File>, s: &uapi::drm_tas_sync, n: usize) -> Result<Sync> {
+    // series: until tas-host
     if s.flags != 0 || s.pad != 0 {
         return Err(EINVAL);
     }
+    // series: end
+    // series: from tas-host
+    if s.flags & !uapi::DRM_TAS_SYNC_ON_START != 0 || s.pad != 0 {
+        return Err(EINVAL);
+    }
+    // series: end
     let node = match s.node {
         uapi::DRM_TAS_NODE_GRAPH => None,
         node if (node as usize) < n => Some(node as usize),
@@ -595,6 +619,9 @@ fn check_sync(file: &drm::File<File>, s: &uapi::drm_tas_sync, n: usize) -> Resul
         node,
         syncobj: SyncObj::lookup(file, s.handle)?,
         point: s.point,
+        // series: from tas-host
+        on_start: s.flags & uapi::DRM_TAS_SYNC_ON_START != 0,
+        // series: end
     })
 }
 
@@ -780,6 +807,13 @@ pub(crate) fn check_graph(
             return Err(blame.at(at_node, v, EINVAL));
         }
         // series: end
+        // series: from tas-host
+        // A host node runs on no ring, for no simulated time, and alone.
+        let host = node.op == uapi::drm_tas_op_DRM_TAS_OP_HOST;
+        if host && (node.ring != 0 || node.duration_ns != 0 || node.gang != 0) {
+            return Err(blame.at(at_node, v, EINVAL));
+        }
+        // series: end
     }
     let mut ops = KVVec::with_capacity(n, client_gfp())?;
     for (v, node) in nodes.iter().enumerate() {
@@ -796,7 +830,17 @@ pub(crate) fn check_graph(
     for node in nodes.iter() {
         descs.push(
             NodeDesc {
+                // series: until tas-host
                 ring: node.ring,
+                // series: end
+                // series: from tas-host
+                // Host nodes have a ring of their own in the plan, after the device's.
+                ring: if node.op == uapi::drm_tas_op_DRM_TAS_OP_HOST {
+                    dev.num_rings
+                } else {
+                    node.ring
+                },
+                // series: end
                 // series: until tas-classes
                 class: Class::Normal,
                 gang: 0,
@@ -820,7 +864,12 @@ pub(crate) fn check_graph(
         edge_list.push((e.from, e.to), client_gfp())?;
     }
     let at_edge = uapi::drm_tas_error_array_DRM_TAS_ERROR_EDGES;
+    // series: until tas-host
     let plan = Plan::new(&descs, &edge_list, dev.num_rings, client_gfp())
+    // series: end
+    // series: from tas-host
+    let plan = Plan::new(&descs, &edge_list, dev.num_rings + 1, client_gfp())
+    // series: end
         .map_err(|e| edge_fault(n, &edge_list, e).map_or(e, |i| blame.at(at_edge, i, e)))?;
     Ok(CheckedGraph { nodes, ops, plan })
 }
@@ -833,6 +882,7 @@ pub(crate) struct CheckedSyncs {
     pub(crate) signals: KVec<(Sync, Option<FenceChain>)>,
 }
 
+// series: until tas-host
 /// Copies and checks the waits and signals of a launch of a graph of `n` nodes; `blame` says
 /// which wait or signal it failed on.
 pub(crate) fn check_syncs(
@@ -842,6 +892,19 @@ pub(crate) fn check_syncs(
     n: usize,
     blame: &mut Blame,
 ) -> Result<CheckedSyncs> {
+// series: end
+// series: from tas-host
+/// Copies and checks the waits and signals of a launch of `plan`; `blame` says which wait or
+/// signal it failed on.
+pub(crate) fn check_syncs(
+    file: &drm::File<File>,
+    waits: &uapi::drm_tas_array,
+    signals: &uapi::drm_tas_array,
+    plan: &Plan,
+    blame: &mut Blame,
+) -> Result<CheckedSyncs> {
+    let n = plan.len();
+// series: end
     let n_waits = check_array::<uapi::drm_tas_sync>(waits, MAX_WAITS)?;
     let n_signals = check_array::<uapi::drm_tas_sync>(signals, MAX_SIGNALS)?;
     // SAFETY: The uAPI structures are plain integers.
@@ -854,6 +917,11 @@ pub(crate) fn check_syncs(
     let mut wait_fences = KVec::with_capacity(n_waits, client_gfp())?;
     for (i, w) in waits.iter().enumerate() {
         let w = check_sync(file, w, n).map_err(|e| blame.at(at_wait, i, e))?;
+        // series: from tas-host
+        if w.on_start {
+            return Err(blame.at(at_wait, i, EINVAL));
+        }
+        // series: end
         match w.syncobj.fence_at(w.point) {
             Ok(SyncPoint::Submitted(fence)) => wait_fences.push((w.node, fence), client_gfp())?,
             Ok(SyncPoint::NotSubmitted) => return Err(blame.at(at_wait, i, EINVAL)),
@@ -869,6 +937,11 @@ pub(crate) fn check_syncs(
         if s.point != 0 && s.point <= s.syncobj.last_point() {
             return Err(blame.at(at_signal, i, EINVAL));
         }
+        // series: from tas-host
+        if s.on_start && !s.node.is_some_and(|v| is_host(plan, v as u32)) {
+            return Err(blame.at(at_signal, i, EINVAL));
+        }
+        // series: end
         // Points of one syncobj are signalled in increasing order, each once.
         let misordered = sigs.iter().any(|(o, _): &(Sync, Option<FenceChain>)| {
             core::ptr::eq(&*o.syncobj, &*s.syncobj) && (s.point == 0 || o.point >= s.point)
@@ -897,10 +970,21 @@ pub(crate) fn install_signals(
 ) {
     for (s, chain) in sigs {
         let fence: &Fence = match (s.node, graph_fence) {
+            // series: until tas-host
             (Some(v), _) => match node_fences.iter().find(|(n, _)| *n as usize == v) {
                 Some((_, fence)) => fence,
                 None => continue,
             },
+            // series: end
+            // series: from tas-host
+            (Some(v), _) => {
+                let key = v as u32 | if s.on_start { ON_START } else { 0 };
+                match node_fences.iter().find(|(k, _)| *k == key) {
+                    Some((_, fence)) => fence,
+                    None => continue,
+                }
+            }
+            // series: end
             (None, Some(fence)) => fence,
             (None, None) => continue,
         };
@@ -976,7 +1060,18 @@ pub(crate) fn submit(
         graph.check_classes(blame)?;
     }
     // series: end
+    // series: until tas-host
     let syncs = check_syncs(file, &args.waits, &args.signals, graph.nodes.len(), blame)?;
+    // series: end
+    // series: from tas-host
+    // The stock dispatch has no release step to hand a host node to its thread.
+    let host = (0..graph.plan.len() as u32).find(|&v| is_host(&graph.plan, v));
+    if let (None, Some(v)) = (&slot, host) {
+        let at_node = uapi::drm_tas_error_array_DRM_TAS_ERROR_NODES;
+        return Err(blame.at(at_node, v as usize, EINVAL));
+    }
+    let syncs = check_syncs(file, &args.waits, &args.signals, &graph.plan, blame)?;
+    // series: end
     let (record, node_fences, graph_fence) = match slot {
         None => push_fifo(dev, entities, graph, &syncs, charge.ok_or(EINVAL)?)?,
         Some(slot) => dispatch(dev, entities, disp, graph, &syncs, slot)?,
@@ -1025,6 +1120,30 @@ pub(crate) fn instance(
             None => None,
         };
         // series: end
+        // series: from tas-host
+        if is_host(plan, v) {
+            // No job: the dispatcher hands the node to a thread, which reports its completion.
+            let exec = NodeExec::new(
+                plan.ring(v),
+                op(v as usize)?,
+                0,
+                class as u8,
+                None,
+                KVec::new(),
+                0,
+                client_gfp(),
+            )?;
+            record
+                .nodes
+                .push_within_capacity(NodeRecord {
+                    exec: exec.clone(),
+                    tag: node.tag,
+                    finished: None,
+                })
+                .map_err(|_| ENOMEM)?;
+            return Ok(NodeInit { job: None, exec });
+        }
+        // series: end
         let exec = NodeExec::new(
             node.ring,
             op(v as usize)?,
@@ -1067,7 +1186,15 @@ pub(crate) fn instance(
         // nothing can fail any more. Set earlier, a failed allocation leaked the node and the
         // buffers of its operation.
         exec.set_done(disp.done(launch, v, exec.clone()));
+        // series: until tas-host
         Ok(NodeInit { job, exec })
+        // series: end
+        // series: from tas-host
+        Ok(NodeInit {
+            job: Some(job),
+            exec,
+        })
+        // series: end
     })?;
     Ok((inst, record))
 }
@@ -1088,7 +1215,13 @@ pub(crate) fn launch(
     let mut signalled = KVec::with_capacity(sigs.len(), client_gfp())?;
     for (s, _) in sigs.iter() {
         if let Some(v) = s.node {
+            // series: until tas-host
             signalled.push(v as u32, client_gfp())?;
+            // series: end
+            // series: from tas-host
+            let key = v as u32 | if s.on_start { ON_START } else { 0 };
+            signalled.push(key, client_gfp())?;
+            // series: end
         }
     }
     let graph_signal = sigs.iter().any(|(s, _)| s.node.is_none());

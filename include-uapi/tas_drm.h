@@ -60,7 +60,12 @@ enum drm_tas_param {
 	 * whenever an ioctl, a parameter or a flag is added. Currently 4.
 	 * series: end
 	 * series: from tas-keep
+	 * series: until tas-host
 	 * whenever an ioctl, a parameter or a flag is added. Currently 5.
+	 * series: end
+	 * series: from tas-host
+	 * whenever an ioctl, a parameter or a flag is added. Currently 6.
+	 * series: end
 	 * series: end
 	 */
 	DRM_TAS_PARAM_VERSION = 0,
@@ -280,6 +285,20 @@ enum drm_tas_op {
 	 */
 	DRM_TAS_OP_MATMUL = 4,
 /* series: end */
+/* series: from tas-host */
+
+	/**
+	 * @DRM_TAS_OP_HOST: Work that a CPU thread does (a host node). No
+	 * buffer; &drm_tas_node.ring and &drm_tas_node.duration_ns must be 0,
+	 * and the node may not be in a gang. Once its dependencies are done,
+	 * the kernel signals the node's &DRM_TAS_SYNC_ON_START points, which
+	 * wakes the thread that waits for them; the node completes when that
+	 * thread reports with &DRM_IOCTL_TAS_HOST_DONE, or with -ETIMEDOUT
+	 * after &DRM_TAS_PARAM_JOB_TIMEOUT_NS, as a hung GPU node does. Not
+	 * with &DRM_TAS_SUBMIT_FIFO. (Since version 6.)
+	 */
+	DRM_TAS_OP_HOST = 5,
+/* series: end */
 };
 /* series: from tas-classes */
 
@@ -446,12 +465,31 @@ struct drm_tas_sync {
 	/** @point: [in] Timeline point, or 0 for binary use. */
 	__u64 point;
 
+/* series: until tas-host */
 	/** @flags: [in] Must be zero. */
+/* series: end */
+/* series: from tas-host */
+	/**
+	 * @flags: [in] 0, or for a signal of a host node
+	 * (&DRM_TAS_OP_HOST), &DRM_TAS_SYNC_ON_START.
+	 */
+/* series: end */
 	__u32 flags;
 
 	/** @pad: [in] Padding, must be zero. */
 	__u32 pad;
 };
+/* series: from tas-host */
+
+/*
+ * Flag of &drm_tas_sync.flags: the point signals when the host node is
+ * released (its dependencies are done and the thread may start its work),
+ * not when it completes. With the error of a failed dependency, the node
+ * is not released: the point signals with that error (a binary syncobj
+ * carries it) and the node completes with it. (Since version 6.)
+ */
+#define DRM_TAS_SYNC_ON_START	(1u << 0)
+/* series: end */
 
 /**
  * struct drm_tas_array - A user array of structures.
@@ -614,7 +652,15 @@ struct drm_tas_node_info {
 	 * signalled, or when it was queued if that was later.
 	 */
 	__u64 ready_ns;
+/* series: until tas-host */
 	/** @started_ns: [out] When the ring started executing it. */
+/* series: end */
+/* series: from tas-host */
+	/**
+	 * @started_ns: [out] When the ring started executing it; for a host
+	 * node, when it was released to its thread.
+	 */
+/* series: end */
 	__u64 started_ns;
 	/**
 	 * @finished_ns: [out] When its fences signalled, also for a node that
@@ -634,7 +680,15 @@ struct drm_tas_node_info {
 	 * carries an error, completes with that error instead.
 	 */
 	__s32 error;
+/* series: until tas-host */
 	/** @ring: [out] The ring of the node. */
+/* series: end */
+/* series: from tas-host */
+	/**
+	 * @ring: [out] The ring of the node; &DRM_TAS_PARAM_NUM_RINGS for a
+	 * host node.
+	 */
+/* series: end */
 	__u32 ring;
 	/** @tag: [out] The node's &drm_tas_node.tag. */
 	__u64 tag;
@@ -761,6 +815,26 @@ struct drm_tas_template_destroy {
 	__u32 pad;
 };
 /* series: end */
+/* series: from tas-host */
+
+/**
+ * struct drm_tas_host_done - Argument of &DRM_IOCTL_TAS_HOST_DONE.
+ */
+struct drm_tas_host_done {
+	/**
+	 * @graph_id: [in] The graph, as returned by SUBMIT_GRAPH or
+	 * TEMPLATE_LAUNCH.
+	 */
+	__u64 graph_id;
+	/** @node: [in] The index of the host node in the graph. */
+	__u32 node;
+	/**
+	 * @error: [in] 0 if the work succeeded, or a negative errno (-4095 to
+	 * -1) that the node completes with and its successors inherit.
+	 */
+	__s32 error;
+};
+/* series: end */
 
 #define DRM_TAS_GET_PARAM		0x00
 #define DRM_TAS_BO_CREATE		0x01
@@ -773,6 +847,9 @@ struct drm_tas_template_destroy {
 #define DRM_TAS_TEMPLATE_CREATE		0x05
 #define DRM_TAS_TEMPLATE_LAUNCH		0x06
 #define DRM_TAS_TEMPLATE_DESTROY	0x07
+/* series: end */
+/* series: from tas-host */
+#define DRM_TAS_HOST_DONE		0x08
 /* series: end */
 
 /**
@@ -878,7 +955,15 @@ struct drm_tas_template_destroy {
  *      range, a self-loop or a duplicate edge; a wait or signal node
  *      out of range; a wait point that does not match the syncobj's use
  *      or is not submitted yet; a signal point not above the syncobj's
+ * series: until tas-host
  *      last point; the same syncobj point signalled twice.
+ * series: end
+ * series: from tas-host
+ *      last point; the same syncobj point signalled twice; a host node
+ *      with a ring, a duration or a gang, or with &DRM_TAS_SUBMIT_FIFO;
+ *      &DRM_TAS_SYNC_ON_START on a wait, or on a signal of anything but a
+ *      host node.
+ * series: end
  *    - -E2BIG: more nodes, edges, waits or signals than the limits.
  *    - -ELOOP: the edges contain a cycle.
  * series: from tas-classes
@@ -965,6 +1050,30 @@ struct drm_tas_template_destroy {
  *    in flight complete normally. Errors: -ENOENT for an unknown
  *    template; -EINVAL for non-zero padding; -EFAULT.
  * series: end
+ * series: from tas-host
+ *
+ * .. c:macro:: DRM_IOCTL_TAS_HOST_DONE
+ *
+ *    Report the completion of a host node (&DRM_TAS_OP_HOST), see
+ *    &struct drm_tas_host_done. The node's fences signal, with the error if
+ *    one is given, and its successors are released. A thread learns that
+ *    its node was released by waiting for the node's
+ *    &DRM_TAS_SYNC_ON_START point (DRM_IOCTL_SYNCOBJ_TIMELINE_WAIT, or
+ *    DRM_IOCTL_SYNCOBJ_EVENTFD to wait in an epoll set). A host node that
+ *    is not reported within &DRM_TAS_PARAM_JOB_TIMEOUT_NS of its release
+ *    completes with -ETIMEDOUT, and closing the file completes its
+ *    released host nodes with -ECANCELED: no fence waits for a thread
+ *    without a bound. Errors:
+ *
+ *    - -ENOENT: no graph of this file with that id is in flight (it may
+ *      have completed), or it has no such node.
+ *    - -EINVAL: the node is not a host node, or the error is neither 0
+ *      nor a negative errno.
+ *    - -EBUSY: the node has not been released yet.
+ *    - -EALREADY: the node has completed already (reported, timed out, or
+ *      cancelled by the error of a dependency).
+ *    - -EFAULT.
+ * series: end
  */
 
 /* Note: this is an enum so that it can be resolved by Rust bindgen. */
@@ -988,6 +1097,10 @@ enum {
 						   struct drm_tas_template_launch),
 	DRM_IOCTL_TAS_TEMPLATE_DESTROY	= DRM_IOWR(DRM_COMMAND_BASE + DRM_TAS_TEMPLATE_DESTROY,
 						   struct drm_tas_template_destroy),
+/* series: end */
+/* series: from tas-host */
+	DRM_IOCTL_TAS_HOST_DONE		= DRM_IOW(DRM_COMMAND_BASE + DRM_TAS_HOST_DONE,
+						  struct drm_tas_host_done),
 /* series: end */
 };
 

@@ -41,14 +41,24 @@
 #define TAS_UAPI_VERSION	4
 /* series: end */
 /* series: from tas-keep */
+/* series: until tas-host */
 #define TAS_UAPI_VERSION	5
+/* series: end */
+/* series: end */
+/* series: from tas-host */
+#define TAS_UAPI_VERSION	6
 /* series: end */
 #define TAS_MAX_RINGS		16
 /* series: until tas-ops */
 #define TAS_NUM_OPS		(DRM_TAS_OP_NOP + 1)
 /* series: end */
 /* series: from tas-ops */
+/* series: until tas-host */
 #define TAS_NUM_OPS		(DRM_TAS_OP_MATMUL + 1)
+/* series: end */
+/* series: end */
+/* series: from tas-host */
+#define TAS_NUM_OPS		(DRM_TAS_OP_HOST + 1)
 /* series: end */
 /* series: from tas-classes-tests */
 #define TAS_NUM_CLASSES		(DRM_TAS_CLASS_BATCH + 1)
@@ -599,6 +609,16 @@ TEST_F(tas, struct_layout)
 	/* Every structure is padded to a multiple of 64 bits. */
 	for (i = 0; i < ARRAY_SIZE(sizes); i++)
 		EXPECT_EQ((size_t)0, sizes[i] % sizeof(__u64));
+/* series: from tas-host-tests */
+
+	/* HOST_DONE writes nothing back. */
+	EXPECT_EQ(DRM_COMMAND_BASE + DRM_TAS_HOST_DONE,
+		  _IOC_NR(DRM_IOCTL_TAS_HOST_DONE));
+	EXPECT_EQ(sizeof(struct drm_tas_host_done),
+		  (size_t)_IOC_SIZE(DRM_IOCTL_TAS_HOST_DONE));
+	EXPECT_EQ((unsigned int)_IOC_WRITE, _IOC_DIR(DRM_IOCTL_TAS_HOST_DONE));
+	EXPECT_EQ((size_t)16, sizeof(struct drm_tas_host_done));
+/* series: end */
 }
 
 TEST_F(tas, param_version)
@@ -5929,3 +5949,416 @@ TEST_F_TIMEOUT(tas_nth, bo_create, 300)
 	TH_LOG("%u calls failed with -ENOMEM, %u succeeded despite a failed allocation",
 	       failed, tolerated);
 }
+/* series: from tas-host-tests */
+
+static int tas_host_done(int fd, __u64 graph_id, __u32 node, __s32 error)
+{
+	struct drm_tas_host_done args = {
+		.graph_id = graph_id,
+		.node = node,
+		.error = error,
+	};
+
+	return tas_ioctl(fd, DRM_IOCTL_TAS_HOST_DONE, &args);
+}
+
+/* A signal of @node's timeline point @point when the host node is released. */
+static void tas_sync_on_start(struct drm_tas_sync *sync, __u32 handle,
+			      __u32 node, __u64 point)
+{
+	tas_sync_init(sync, handle, node, point);
+	sync->flags = DRM_TAS_SYNC_ON_START;
+}
+
+/*
+ * GPU node 0 -> host node 1 -> GPU node 2 in one graph. The thread wakes on
+ * the host node's start point once node 0 has finished; node 2 does not
+ * start before the thread reports, and starts after it did.
+ */
+TEST_F(tas, host_gpu_cpu_gpu_chain)
+{
+	struct drm_tas_node_info info[3];
+	struct drm_tas_sync signals[2];
+	struct drm_tas_node nodes[3];
+	struct drm_tas_edge edges[2];
+	__u32 start, graph_sig, done = 1;
+	__u64 graph_id, woken;
+
+	ASSERT_EQ(0, tas_syncobj_create(self->fd, 0, &start));
+	ASSERT_EQ(0, tas_syncobj_create(self->fd, 0, &graph_sig));
+	tas_node_init(&nodes[0], 0, DRM_TAS_OP_NOP, 20 * TAS_NSEC_PER_MSEC);
+	tas_node_init(&nodes[1], 0, DRM_TAS_OP_HOST, 0);
+	tas_node_init(&nodes[2], 1 % self->num_rings, DRM_TAS_OP_NOP,
+		      TAS_NSEC_PER_MSEC);
+	tas_edge_init(&edges[0], 0, 1);
+	tas_edge_init(&edges[1], 1, 2);
+	tas_sync_on_start(&signals[0], start, 1, 1);
+	tas_sync_init(&signals[1], graph_sig, DRM_TAS_NODE_GRAPH, 0);
+	ASSERT_EQ(0, tas_submit(self->fd, nodes, 3, edges, 2, NULL, 0, signals,
+				2, &graph_id));
+
+	ASSERT_EQ(0, tas_syncobj_timeline_wait(self->fd, start, 1, TAS_WAIT_NS));
+	woken = tas_now_ns();
+	ASSERT_EQ(0, tas_graph_info(self->fd, graph_id, info, 3, &done));
+	EXPECT_EQ(0U, done);
+	ASSERT_NE(0ULL, info[0].finished_ns);
+	EXPECT_LE(info[0].finished_ns, info[1].started_ns);
+	EXPECT_LE(info[1].started_ns, woken);
+	EXPECT_EQ(0ULL, info[1].finished_ns);
+	EXPECT_EQ(0ULL, info[2].started_ns);
+	EXPECT_EQ(self->num_rings, (__u64)info[1].ring);
+	TH_LOG("woken %llu us after node 0 finished",
+	       (unsigned long long)(woken - info[0].finished_ns) /
+		       TAS_NSEC_PER_USEC);
+
+	ASSERT_EQ(0, tas_host_done(self->fd, graph_id, 1, 0));
+	ASSERT_EQ(0, tas_syncobj_wait_graph(self->fd, graph_sig));
+	ASSERT_EQ(0, tas_graph_info(self->fd, graph_id, info, 3, &done));
+	EXPECT_EQ(1U, done);
+	EXPECT_EQ(0, info[1].error);
+	EXPECT_NE(0ULL, info[1].finished_ns);
+	EXPECT_LE(info[1].finished_ns, info[2].started_ns);
+	EXPECT_EQ(0, info[2].error);
+	/* The graph is done: it is not in flight any more. */
+	EXPECT_EQ(-ENOENT, tas_host_done(self->fd, graph_id, 1, 0));
+
+	tas_syncobj_destroy(self->fd, graph_sig);
+	tas_syncobj_destroy(self->fd, start);
+}
+
+/*
+ * An error the thread reports is the host node's, its successor's, which
+ * does not run, and the graph's.
+ */
+TEST_F(tas, host_error_propagates)
+{
+	struct drm_tas_node_info info[2];
+	struct drm_tas_sync signals[2];
+	struct drm_tas_node nodes[2];
+	struct drm_tas_edge edge;
+	__u32 start, graph_sig, done = 0;
+	int status = 0;
+	__u64 graph_id;
+
+	ASSERT_EQ(0, tas_syncobj_create(self->fd, 0, &start));
+	ASSERT_EQ(0, tas_syncobj_create(self->fd, 0, &graph_sig));
+	tas_node_init(&nodes[0], 0, DRM_TAS_OP_HOST, 0);
+	tas_node_init(&nodes[1], 0, DRM_TAS_OP_NOP, TAS_NSEC_PER_MSEC);
+	tas_edge_init(&edge, 0, 1);
+	tas_sync_on_start(&signals[0], start, 0, 0);
+	tas_sync_init(&signals[1], graph_sig, DRM_TAS_NODE_GRAPH, 0);
+	ASSERT_EQ(0, tas_submit(self->fd, nodes, 2, &edge, 1, NULL, 0, signals,
+				2, &graph_id));
+	ASSERT_EQ(0, tas_syncobj_wait_graph(self->fd, start));
+	ASSERT_EQ(0, tas_host_done(self->fd, graph_id, 0, -EIO));
+	ASSERT_EQ(0, tas_syncobj_wait_graph(self->fd, graph_sig));
+
+	ASSERT_EQ(0, tas_graph_info(self->fd, graph_id, info, 2, &done));
+	EXPECT_EQ(1U, done);
+	EXPECT_EQ(-EIO, info[0].error);
+	EXPECT_EQ(-EIO, info[1].error);
+	EXPECT_EQ(0ULL, info[1].started_ns);
+	ASSERT_EQ(0, tas_syncobj_fence_status(self->fd, graph_sig, &status));
+	EXPECT_EQ(-EIO, status);
+
+	tas_syncobj_destroy(self->fd, graph_sig);
+	tas_syncobj_destroy(self->fd, start);
+}
+
+/* The errors of HOST_DONE, on a graph in flight. */
+TEST_F(tas, host_done_errors)
+{
+	struct drm_tas_sync signals[3];
+	struct drm_tas_node nodes[3];
+	struct drm_tas_edge edges[2];
+	__u32 start, graph_sig;
+	__u64 graph_id;
+
+	ASSERT_EQ(0, tas_syncobj_create(self->fd, 0, &start));
+	ASSERT_EQ(0, tas_syncobj_create(self->fd, 0, &graph_sig));
+	tas_node_init(&nodes[0], 0, DRM_TAS_OP_HOST, 0);
+	tas_node_init(&nodes[1], 0, DRM_TAS_OP_HOST, 0);
+	tas_node_init(&nodes[2], 0, DRM_TAS_OP_NOP, TAS_NSEC_PER_MSEC);
+	tas_edge_init(&edges[0], 0, 1);
+	tas_edge_init(&edges[1], 1, 2);
+	tas_sync_on_start(&signals[0], start, 0, 1);
+	tas_sync_on_start(&signals[1], start, 1, 2);
+	tas_sync_init(&signals[2], graph_sig, DRM_TAS_NODE_GRAPH, 0);
+	ASSERT_EQ(0, tas_submit(self->fd, nodes, 3, edges, 2, NULL, 0, signals,
+				3, &graph_id));
+	ASSERT_EQ(0, tas_syncobj_timeline_wait(self->fd, start, 1, TAS_WAIT_NS));
+
+	EXPECT_EQ(-ENOENT, tas_host_done(self->fd, graph_id + 1000, 0, 0));
+	EXPECT_EQ(-ENOENT, tas_host_done(self->fd, graph_id, 3, 0));
+	EXPECT_EQ(-EINVAL, tas_host_done(self->fd, graph_id, 2, 0));
+	EXPECT_EQ(-EBUSY, tas_host_done(self->fd, graph_id, 1, 0));
+	EXPECT_EQ(-EINVAL, tas_host_done(self->fd, graph_id, 0, 1));
+	EXPECT_EQ(-EINVAL, tas_host_done(self->fd, graph_id, 0, -4096));
+	EXPECT_EQ(-EFAULT, ioctl(self->fd, DRM_IOCTL_TAS_HOST_DONE, NULL) ?
+		  -errno : 0);
+
+	ASSERT_EQ(0, tas_host_done(self->fd, graph_id, 0, 0));
+	EXPECT_EQ(-EALREADY, tas_host_done(self->fd, graph_id, 0, 0));
+	ASSERT_EQ(0, tas_syncobj_timeline_wait(self->fd, start, 2, TAS_WAIT_NS));
+	ASSERT_EQ(0, tas_host_done(self->fd, graph_id, 1, 0));
+	ASSERT_EQ(0, tas_syncobj_wait_graph(self->fd, graph_sig));
+
+	tas_syncobj_destroy(self->fd, graph_sig);
+	tas_syncobj_destroy(self->fd, start);
+}
+
+/*
+ * A host node that nobody reports completes with -ETIMEDOUT after the job
+ * timeout, as a hung GPU node does, and so does its successor.
+ */
+TEST_F(tas, host_node_times_out)
+{
+	struct drm_tas_node_info info[2];
+	struct drm_tas_node nodes[2];
+	struct drm_tas_sync signal;
+	struct drm_tas_edge edge;
+	__u64 timeout = 0, graph_id;
+	__u32 graph_sig, done = 0;
+
+	ASSERT_EQ(0, tas_get_param(self->fd, DRM_TAS_PARAM_JOB_TIMEOUT_NS, 0,
+				   &timeout));
+	if (!timeout || timeout > 2 * TAS_NSEC_PER_SEC)
+		SKIP(return, "job timeout of %llu ns, more than 2 s",
+		     (unsigned long long)timeout);
+
+	ASSERT_EQ(0, tas_syncobj_create(self->fd, 0, &graph_sig));
+	tas_node_init(&nodes[0], 0, DRM_TAS_OP_HOST, 0);
+	tas_node_init(&nodes[1], 0, DRM_TAS_OP_NOP, TAS_NSEC_PER_MSEC);
+	tas_edge_init(&edge, 0, 1);
+	tas_sync_init(&signal, graph_sig, DRM_TAS_NODE_GRAPH, 0);
+	ASSERT_EQ(0, tas_submit(self->fd, nodes, 2, &edge, 1, NULL, 0, &signal,
+				1, &graph_id));
+	ASSERT_EQ(0, tas_syncobj_wait(self->fd, graph_sig,
+				      DRM_SYNCOBJ_WAIT_FLAGS_WAIT_FOR_SUBMIT,
+				      timeout + TAS_WAIT_NS));
+
+	ASSERT_EQ(0, tas_graph_info(self->fd, graph_id, info, 2, &done));
+	EXPECT_EQ(1U, done);
+	EXPECT_EQ(-ETIMEDOUT, info[0].error);
+	EXPECT_GE(info[0].finished_ns - info[0].started_ns, timeout);
+	EXPECT_EQ(-ETIMEDOUT, info[1].error);
+	EXPECT_EQ(0ULL, info[1].started_ns);
+	TH_LOG("timed out after %llu ms, the timeout is %llu ms",
+	       (unsigned long long)(info[0].finished_ns - info[0].started_ns) /
+		       TAS_NSEC_PER_MSEC,
+	       (unsigned long long)timeout / TAS_NSEC_PER_MSEC);
+
+	tas_syncobj_destroy(self->fd, graph_sig);
+}
+
+/*
+ * Closing a file completes its released host node at once: the graph's
+ * fence, seen through a sync_file that outlives the file, signals with an
+ * error, long before the job timeout.
+ */
+TEST_F(tas, host_node_cancelled_on_close)
+{
+	struct drm_tas_sync signals[2];
+	struct sync_file_info sinfo;
+	struct drm_tas_node node;
+	__u32 start, graph_sig;
+	struct pollfd pfd;
+	int fd2, sync_fd;
+
+	fd2 = tas_open_render_node();
+	ASSERT_GE(fd2, 0);
+	ASSERT_EQ(0, tas_syncobj_create(fd2, 0, &start));
+	ASSERT_EQ(0, tas_syncobj_create(fd2, 0, &graph_sig));
+	tas_node_init(&node, 0, DRM_TAS_OP_HOST, 0);
+	tas_sync_on_start(&signals[0], start, 0, 0);
+	tas_sync_init(&signals[1], graph_sig, DRM_TAS_NODE_GRAPH, 0);
+	ASSERT_EQ(0, tas_submit(fd2, &node, 1, NULL, 0, NULL, 0, signals, 2,
+				NULL));
+	ASSERT_EQ(0, tas_syncobj_wait_graph(fd2, start));
+	ASSERT_EQ(0, tas_syncobj_export_sync_file(fd2, graph_sig, &sync_fd));
+	close(fd2);
+
+	pfd.fd = sync_fd;
+	pfd.events = POLLIN;
+	pfd.revents = 0;
+	/* Far below the job timeout's order: the close does not wait. */
+	EXPECT_EQ(1, poll(&pfd, 1, 5000));
+	memset(&sinfo, 0, sizeof(sinfo));
+	ASSERT_EQ(0, tas_ioctl(sync_fd, SYNC_IOC_FILE_INFO, &sinfo));
+	EXPECT_EQ(-ESRCH, sinfo.status);
+	close(sync_fd);
+
+	ASSERT_EQ(0, tas_run_nop(self->fd));
+}
+
+/* Submits one graph and reports the element blamed for its failure. */
+static int tas_submit_blamed(int fd, __u32 flags,
+			     const struct drm_tas_node *nodes, __u32 num_nodes,
+			     const struct drm_tas_edge *edges, __u32 num_edges,
+			     const struct drm_tas_sync *waits, __u32 num_waits,
+			     const struct drm_tas_sync *signals,
+			     __u32 num_signals, __u32 *array, __u32 *index)
+{
+	struct drm_tas_submit_graph args;
+	int ret;
+
+	memset(&args, 0, sizeof(args));
+	args.flags = flags;
+	tas_array_init(&args.nodes, nodes, num_nodes, sizeof(*nodes));
+	tas_array_init(&args.edges, edges, num_edges, sizeof(*edges));
+	tas_array_init(&args.waits, waits, num_waits, sizeof(*waits));
+	tas_array_init(&args.signals, signals, num_signals, sizeof(*signals));
+	ret = tas_ioctl(fd, DRM_IOCTL_TAS_SUBMIT_GRAPH, &args);
+	*array = args.error_array;
+	*index = args.error_index;
+	return ret;
+}
+
+/*
+ * Host nodes with a ring, a duration or a gang, a host node with the stock
+ * dispatch, and DRM_TAS_SYNC_ON_START where it does not belong are
+ * rejected, naming the element at fault, and nothing runs.
+ */
+TEST_F(tas, host_node_rejected)
+{
+	struct drm_tas_sync signals[2], wait;
+	struct drm_tas_node nodes[2];
+	struct drm_tas_edge edge;
+	__u32 sig, start, array, index;
+
+	ASSERT_EQ(0, tas_syncobj_create(self->fd, 0, &sig));
+	ASSERT_EQ(0, tas_syncobj_create(self->fd, DRM_SYNCOBJ_CREATE_SIGNALED,
+					&start));
+	tas_edge_init(&edge, 0, 1);
+	tas_sync_init(&signals[0], sig, DRM_TAS_NODE_GRAPH, 0);
+
+#define TAS_HOST_GRAPH()                                                  \
+	do {                                                              \
+		tas_node_init(&nodes[0], 0, DRM_TAS_OP_NOP, TAS_NSEC_PER_MSEC); \
+		tas_node_init(&nodes[1], 0, DRM_TAS_OP_HOST, 0);          \
+	} while (0)
+
+	if (self->num_rings > 1) {
+		TAS_HOST_GRAPH();
+		nodes[1].ring = 1;
+		EXPECT_EQ(-EINVAL, tas_submit_blamed(self->fd, 0, nodes, 2,
+						     &edge, 1, NULL, 0, signals,
+						     1, &array, &index));
+		EXPECT_EQ((__u32)DRM_TAS_ERROR_NODES, array);
+		EXPECT_EQ(1U, index);
+	}
+
+	TAS_HOST_GRAPH();
+	nodes[1].duration_ns = 1;
+	EXPECT_EQ(-EINVAL, tas_submit_blamed(self->fd, 0, nodes, 2, &edge, 1,
+					     NULL, 0, signals, 1, &array,
+					     &index));
+	EXPECT_EQ((__u32)DRM_TAS_ERROR_NODES, array);
+	EXPECT_EQ(1U, index);
+
+	TAS_HOST_GRAPH();
+	nodes[0].gang = 3;
+	nodes[1].gang = 3;
+	EXPECT_EQ(-EINVAL, tas_submit_blamed(self->fd, 0, nodes, 2, NULL, 0,
+					     NULL, 0, signals, 1, &array,
+					     &index));
+	EXPECT_EQ((__u32)DRM_TAS_ERROR_NODES, array);
+	EXPECT_EQ(1U, index);
+
+	TAS_HOST_GRAPH();
+	EXPECT_EQ(-EINVAL, tas_submit_blamed(self->fd, DRM_TAS_SUBMIT_FIFO,
+					     nodes, 2, &edge, 1, NULL, 0,
+					     signals, 1, &array, &index));
+	EXPECT_EQ((__u32)DRM_TAS_ERROR_NODES, array);
+	EXPECT_EQ(1U, index);
+
+	/* ON_START on a wait, on a GPU node, on the graph; unknown flags. */
+	TAS_HOST_GRAPH();
+	tas_sync_init(&wait, start, DRM_TAS_NODE_GRAPH, 0);
+	wait.flags = DRM_TAS_SYNC_ON_START;
+	EXPECT_EQ(-EINVAL, tas_submit_blamed(self->fd, 0, nodes, 2, &edge, 1,
+					     &wait, 1, signals, 1, &array,
+					     &index));
+	EXPECT_EQ((__u32)DRM_TAS_ERROR_WAITS, array);
+	EXPECT_EQ(0U, index);
+
+	tas_sync_on_start(&signals[1], start, 0, 0);
+	EXPECT_EQ(-EINVAL, tas_submit_blamed(self->fd, 0, nodes, 2, &edge, 1,
+					     NULL, 0, signals, 2, &array,
+					     &index));
+	EXPECT_EQ((__u32)DRM_TAS_ERROR_SIGNALS, array);
+	EXPECT_EQ(1U, index);
+
+	tas_sync_on_start(&signals[1], start, DRM_TAS_NODE_GRAPH, 0);
+	EXPECT_EQ(-EINVAL, tas_submit_blamed(self->fd, 0, nodes, 2, &edge, 1,
+					     NULL, 0, signals, 2, &array,
+					     &index));
+	EXPECT_EQ((__u32)DRM_TAS_ERROR_SIGNALS, array);
+	EXPECT_EQ(1U, index);
+
+	tas_sync_on_start(&signals[1], start, 1, 0);
+	signals[1].flags |= DRM_TAS_SYNC_ON_START << 1;
+	EXPECT_EQ(-EINVAL, tas_submit_blamed(self->fd, 0, nodes, 2, &edge, 1,
+					     NULL, 0, signals, 2, &array,
+					     &index));
+	EXPECT_EQ((__u32)DRM_TAS_ERROR_SIGNALS, array);
+	EXPECT_EQ(1U, index);
+#undef TAS_HOST_GRAPH
+
+	/* Nothing ran: the graph's syncobj is still empty. */
+	EXPECT_EQ(0, tas_syncobj_has_fence(self->fd, sig));
+	ASSERT_EQ(0, tas_run_nop(self->fd));
+
+	tas_syncobj_destroy(self->fd, start);
+	tas_syncobj_destroy(self->fd, sig);
+}
+
+#define TAS_HOST_LAUNCHES	20
+
+/*
+ * A template with a GPU -> CPU -> GPU chain, launched again and again: each
+ * launch's host node has its own start point and its own report.
+ */
+TEST_F(tas, host_node_template)
+{
+	struct drm_tas_node_info info[3];
+	struct drm_tas_sync signals[2];
+	struct drm_tas_node nodes[3];
+	struct drm_tas_edge edges[2];
+	__u32 tpl, start, graph_sig, done = 0;
+	__u64 graph_id = 0, k;
+
+	tas_node_init(&nodes[0], 0, DRM_TAS_OP_NOP, TAS_NSEC_PER_MSEC);
+	tas_node_init(&nodes[1], 0, DRM_TAS_OP_HOST, 0);
+	tas_node_init(&nodes[2], 1 % self->num_rings, DRM_TAS_OP_NOP,
+		      TAS_NSEC_PER_MSEC);
+	tas_edge_init(&edges[0], 0, 1);
+	tas_edge_init(&edges[1], 1, 2);
+	ASSERT_EQ(0, tas_template_create(self->fd, nodes, 3, edges, 2, &tpl));
+	ASSERT_EQ(0, tas_syncobj_create(self->fd, 0, &start));
+	ASSERT_EQ(0, tas_syncobj_create(self->fd, 0, &graph_sig));
+
+	for (k = 1; k <= TAS_HOST_LAUNCHES; k++) {
+		tas_sync_on_start(&signals[0], start, 1, k);
+		tas_sync_init(&signals[1], graph_sig, DRM_TAS_NODE_GRAPH, k);
+		ASSERT_EQ(0, tas_template_launch(self->fd, tpl, NULL, 0,
+						 signals, 2, &graph_id))
+			TH_LOG("launch %llu", (unsigned long long)k);
+		ASSERT_EQ(0, tas_syncobj_timeline_wait(self->fd, start, k,
+						       TAS_WAIT_NS));
+		ASSERT_EQ(0, tas_host_done(self->fd, graph_id, 1, 0));
+		ASSERT_EQ(0, tas_syncobj_timeline_wait(self->fd, graph_sig, k,
+						       TAS_WAIT_NS));
+	}
+
+	ASSERT_EQ(0, tas_graph_info(self->fd, graph_id, info, 3, &done));
+	EXPECT_EQ(1U, done);
+	EXPECT_LE(info[0].finished_ns, info[1].started_ns);
+	EXPECT_LE(info[1].finished_ns, info[2].started_ns);
+	EXPECT_EQ(0, info[2].error);
+
+	ASSERT_EQ(0, tas_template_destroy(self->fd, tpl));
+	tas_syncobj_destroy(self->fd, graph_sig);
+	tas_syncobj_destroy(self->fd, start);
+}
+/* series: end */

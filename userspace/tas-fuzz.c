@@ -450,7 +450,7 @@ static void gen_node(struct fuzz_thread *t, struct drm_tas_node *n, bool mutate)
 		break;
 	case 1:
 		t->what = "unknown op";
-		n->op = 5 + rnd_below(t, 100);
+		n->op = DRM_TAS_OP_HOST + 1 + rnd_below(t, 100);
 		break;
 	case 2:
 		t->what = "unknown class";
