@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * tas-bench: benchmarks of the drm/tas graph dispatcher, run in one guest.
- * Every figure is a ratio of two measurements taken in this run (the
- * machines are noisy), printed as a table and as one JSON line:
+ * Every figure with a goal is a ratio of two measurements taken in this run
+ * (the machines are noisy); a few absolute times (the *_us keys) come with
+ * them. They are printed as a table and as one JSON line:
  *
  *   TAS-BENCH-JSON {"key": value, ...}
  *
@@ -896,6 +897,215 @@ static int bench_latency(int fd, unsigned int rings)
 	return 0;
 }
 
+/* The GPU nodes around the host nodes, and the samples of each figure. */
+#define HOST_GPU_NS	(TAS_MSEC / 2)
+#define HOST_GRAPHS	200
+#define HOST_CHAINS	51
+
+/*
+ * Submits a GPU node (ring 0) -> a host node, and with @second -> a GPU node
+ * (ring 1), as one graph: the host node (node 1) signals timeline point
+ * @point of @start when it is released, the graph point @point of @done when
+ * it completes.
+ */
+static int submit_host_graph(int fd, unsigned int rings, int second,
+			     __u32 start, __u32 done, __u64 point,
+			     __u64 *graph_id)
+{
+	struct drm_tas_edge edges[2] = { { .from = 0, .to = 1 },
+					 { .from = 1, .to = 2 } };
+	struct drm_tas_submit_graph submit = { 0 };
+	struct drm_tas_node nodes[3];
+	struct drm_tas_sync sig[2];
+
+	memset(nodes, 0, sizeof(nodes));
+	memset(sig, 0, sizeof(sig));
+	nodes[0].op = DRM_TAS_OP_NOP;
+	nodes[0].duration_ns = HOST_GPU_NS;
+	nodes[1].op = DRM_TAS_OP_HOST;
+	nodes[2] = nodes[0];
+	nodes[2].ring = 1 % rings;
+	sig[0].handle = start;
+	sig[0].node = 1;
+	sig[0].point = point;
+	sig[0].flags = DRM_TAS_SYNC_ON_START;
+	sig[1].handle = done;
+	sig[1].node = DRM_TAS_NODE_GRAPH;
+	sig[1].point = point;
+	submit.nodes = tas_array(nodes, second ? 3 : 2, sizeof(nodes[0]));
+	submit.edges = tas_array(edges, second ? 2 : 1, sizeof(edges[0]));
+	submit.signals = tas_array(sig, 2, sizeof(sig[0]));
+	if (ioctl(fd, DRM_IOCTL_TAS_SUBMIT_GRAPH, &submit))
+		return -errno;
+	*graph_id = submit.graph_id;
+	return 0;
+}
+
+/*
+ * The wake of a host node's thread: HOST_GRAPHS graphs of a 0.5 ms GPU node
+ * -> a host node, one at a time, the thread waiting for the host node's start
+ * point. Into @lat, from the GPU node's finished_ns to the thread running
+ * after its wait returned; into @release, from finished_ns to the host node's
+ * release (its started_ns). A sample where the thread reached its wait only
+ * after the GPU node had finished measures no wake and is left out; returns
+ * the number of samples kept in @n.
+ */
+static int host_wake(int fd, unsigned int rings, __u64 *lat, __u64 *release,
+		     unsigned int *n)
+{
+	struct drm_tas_node_info info[2];
+	__u64 id, waiting, woke;
+	__u32 start, done;
+	unsigned int i;
+	int ret;
+
+	*n = 0;
+	ret = tas_new_syncobj(fd, &start);
+	if (!ret)
+		ret = tas_new_syncobj(fd, &done);
+	for (i = 0; !ret && i < HOST_GRAPHS; i++) {
+		ret = submit_host_graph(fd, rings, 0, start, done, i + 1, &id);
+		waiting = now_ns();
+		if (!ret)
+			ret = tas_wait_syncobj(fd, start, i + 1, 60);
+		woke = now_ns();
+		if (!ret)
+			ret = tas_host_done(fd, id, 1, 0);
+		if (!ret)
+			ret = tas_wait_syncobj(fd, done, i + 1, 60);
+		if (!ret)
+			ret = tas_graph_results(fd, id, info, 2, NULL);
+		if (!ret && (info[0].error || info[1].error ||
+			     woke < info[0].finished_ns))
+			ret = -EINVAL;
+		if (ret || waiting >= info[0].finished_ns)
+			continue;
+		lat[*n] = woke - info[0].finished_ns;
+		release[*n] = info[1].started_ns > info[0].finished_ns ?
+			      info[1].started_ns - info[0].finished_ns : 0;
+		(*n)++;
+	}
+	return ret;
+}
+
+/*
+ * GPU (0.5 ms, ring 0) -> CPU -> GPU (0.5 ms, ring 1), from the first submit
+ * to the thread seeing the end, HOST_CHAINS times each way, alternating:
+ * as one graph with a host node (wait for its start point, report it done,
+ * wait for the graph), and driven from userspace (submit the first GPU node,
+ * wait for it, submit the second, wait for it). The CPU work itself takes no
+ * time. Medians into @graph and @user.
+ */
+static int host_chain(int fd, unsigned int rings, __u64 *graph, __u64 *user)
+{
+	__u64 tg[HOST_CHAINS], tu[HOST_CHAINS], t0, id = 0;
+	struct drm_tas_submit_graph submit;
+	struct drm_tas_node_info info[3];
+	struct drm_tas_node node;
+	struct drm_tas_sync sig;
+	__u32 start, done, step;
+	unsigned int i, k;
+	int ret;
+
+	ret = tas_new_syncobj(fd, &start);
+	if (!ret)
+		ret = tas_new_syncobj(fd, &done);
+	if (!ret)
+		ret = tas_new_syncobj(fd, &step);
+	memset(&node, 0, sizeof(node));
+	node.op = DRM_TAS_OP_NOP;
+	node.duration_ns = HOST_GPU_NS;
+	memset(&sig, 0, sizeof(sig));
+	sig.handle = step;
+	sig.node = DRM_TAS_NODE_GRAPH;
+	for (i = 0; !ret && i < HOST_CHAINS; i++) {
+		t0 = now_ns();
+		ret = submit_host_graph(fd, rings, 1, start, done, i + 1, &id);
+		if (!ret)
+			ret = tas_wait_syncobj(fd, start, i + 1, 60);
+		if (!ret)
+			ret = tas_host_done(fd, id, 1, 0);
+		if (!ret)
+			ret = tas_wait_syncobj(fd, done, i + 1, 60);
+		tg[i] = now_ns() - t0;
+		if (!ret)
+			ret = tas_graph_results(fd, id, info, 3, NULL);
+		if (!ret && (info[0].error || info[1].error || info[2].error))
+			ret = -EINVAL;
+
+		t0 = now_ns();
+		for (k = 0; !ret && k < 2; k++) {
+			node.ring = k % rings;
+			sig.point = 2 * i + k + 1;
+			memset(&submit, 0, sizeof(submit));
+			submit.nodes = tas_array(&node, 1, sizeof(node));
+			submit.signals = tas_array(&sig, 1, sizeof(sig));
+			if (ioctl(fd, DRM_IOCTL_TAS_SUBMIT_GRAPH, &submit))
+				ret = -errno;
+			if (!ret)
+				ret = tas_wait_syncobj(fd, step, sig.point, 60);
+		}
+		tu[i] = now_ns() - t0;
+	}
+	if (ret)
+		return ret;
+	*graph = percentile(tg, HOST_CHAINS, 50);
+	*user = percentile(tu, HOST_CHAINS, 50);
+	return 0;
+}
+
+/* Host nodes (uAPI version 6): CPU work inside a graph. */
+static int bench_host(int fd, unsigned int rings)
+{
+	__u64 lat[HOST_GRAPHS], release[HOST_GRAPHS], floor, p50, p99;
+	__u64 graph = 0, user = 0;
+	unsigned int n;
+	int ret;
+
+	if (!(tas_get_param(fd, DRM_TAS_PARAM_OPS) & (1u << DRM_TAS_OP_HOST))) {
+		result_null("host_wake_p50_us", "-", "needs host nodes (uAPI version 6)");
+		result_null("host_wake_p99_us", "-", "needs host nodes");
+		result_null("host_wake_p50_over_wake_floor", "<= 2", "needs host nodes");
+		result_null("host_chain_graph_us", "-", "needs host nodes");
+		result_null("host_chain_userspace_us", "-", "needs host nodes");
+		result_null("host_chain_graph_over_userspace", "<= 1", "needs host nodes");
+		return 0;
+	}
+	ret = host_wake(fd, rings, lat, release, &n);
+	if (!ret)
+		ret = host_chain(fd, rings, &graph, &user);
+	if (ret)
+		return ret;
+	/* The floor again, next to the samples: the machines are noisy. */
+	floor = wake_floor();
+	p50 = percentile(lat, n, 50);
+	p99 = percentile(lat, n, 99);
+	printf("  host node wake (GPU node finished -> thread running): p50 %.1f us, p99 %.1f us over %u of %d graphs; host node released p50 %.1f us after; futex wake p50 %.1f us\n",
+	       p50 / 1e3, p99 / 1e3, n, HOST_GRAPHS,
+	       percentile(release, n, 50) / 1e3, floor / 1e3);
+	printf("  GPU -> CPU -> GPU, 0.5 ms nodes: p50 %.1f us as one graph with a host node, %.1f us driven from userspace\n",
+	       graph / 1e3, user / 1e3);
+	if (n) {
+		result("host_wake_p50_us", p50 / 1e3, "-",
+		       "GPU node finished -> thread waiting for the host node's start point running, p50");
+		result("host_wake_p99_us", p99 / 1e3, "-", "the same, p99");
+		result("host_wake_p50_over_wake_floor", floor ? (double)p50 / floor : 0,
+		       "<= 2", "host node wake p50 / futex wake-to-run p50");
+	} else {
+		result_null("host_wake_p50_us", "-",
+			    "the thread never waited before the GPU node finished");
+		result_null("host_wake_p99_us", "-", "the same");
+		result_null("host_wake_p50_over_wake_floor", "<= 2", "the same");
+	}
+	result("host_chain_graph_us", graph / 1e3, "-",
+	       "GPU -> CPU -> GPU as one graph with a host node, submit to end, p50");
+	result("host_chain_userspace_us", user / 1e3, "-",
+	       "the same chain driven from userspace (submit, wait, submit, wait), p50");
+	result("host_chain_graph_over_userspace", user ? (double)graph / user : 0,
+	       "<= 1", "the chain as one graph / driven from userspace, medians");
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	char path[PATH_MAX];
@@ -934,6 +1144,8 @@ int main(int argc, char **argv)
 		ret = bench_gangs(fd, rings);
 	if (!ret)
 		ret = bench_latency(fd, rings);
+	if (!ret)
+		ret = bench_host(fd, rings);
 	result_null("trace_disabled_overhead_pct", "<= 1",
 		    "measured by make bench with tools/bench-trace.sh");
 	snprintf(json + json_len, MAX_JSON - json_len, "}");

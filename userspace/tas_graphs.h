@@ -2,9 +2,9 @@
 /*
  * The C programs' one set of drm/tas wrappers (tas-demo, tas-bench,
  * tas-stress, tas-fuzz, tas-graphs-test): opening the render node, syncobjs,
- * parameters, buffers, graphs and templates, and building, submitting and
- * measuring graphs, without libdrm. Frameworks use the Rust library
- * (userspace/tas-rs) or the Python module on top of it instead; the
+ * parameters, buffers, graphs, templates and host nodes, and building,
+ * submitting and measuring graphs, without libdrm. Frameworks use the Rust
+ * library (userspace/tas-rs) or the Python module on top of it instead; the
  * kselftests stay self-contained, as kselftests are.
  */
 #ifndef TAS_GRAPHS_H
@@ -522,6 +522,22 @@ static inline int tas_template_destroy(int fd, __u32 handle)
 	struct drm_tas_template_destroy destroy = { .handle = handle };
 
 	return ioctl(fd, DRM_IOCTL_TAS_TEMPLATE_DESTROY, &destroy) ? -errno : 0;
+}
+
+/*
+ * Reports host node @node of graph @graph_id done, with @error (0 or a
+ * negative errno, which the node's successors inherit).
+ */
+static inline int tas_host_done(int fd, __u64 graph_id, __u32 node,
+				__s32 error)
+{
+	struct drm_tas_host_done done = {
+		.graph_id = graph_id,
+		.node = node,
+		.error = error,
+	};
+
+	return ioctl(fd, DRM_IOCTL_TAS_HOST_DONE, &done) ? -errno : 0;
 }
 
 /*

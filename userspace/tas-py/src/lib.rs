@@ -118,6 +118,36 @@ fn target(node: Option<u32>) -> tas::Target {
     })
 }
 
+/// As [`target`]; with `on_start`, the release of host node `node`
+/// (`DRM_TAS_SYNC_ON_START`), which needs a node.
+fn sync_target(node: Option<u32>, on_start: bool) -> PyResult<tas::Target> {
+    match (node, on_start) {
+        (_, false) => Ok(target(node)),
+        (Some(i), true) => Ok(tas::Target::Start(tas::NodeId::from_index(i))),
+        (None, true) => Err(PyValueError::new_err(
+            "on_start needs the index of a host node, not the whole graph",
+        )),
+    }
+}
+
+/// A wait or signal entry of `Device.launch()`: `(syncobj, point, node)`,
+/// or `(syncobj, point, node, on_start)` for the start point of a host node.
+#[derive(FromPyObject)]
+enum SyncEntry<'py> {
+    Plain((PyRef<'py, Syncobj>, u64, Option<u32>)),
+    Start((PyRef<'py, Syncobj>, u64, Option<u32>, bool)),
+}
+
+impl SyncEntry<'_> {
+    fn get(&self) -> PyResult<(tas::SyncPoint, tas::Target)> {
+        let (s, p, n, on_start) = match self {
+            SyncEntry::Plain((s, p, n)) => (s, *p, *n, false),
+            SyncEntry::Start((s, p, n, on_start)) => (s, *p, *n, *on_start),
+        };
+        Ok((s.0.get().at(p), sync_target(n, on_start)?))
+    }
+}
+
 /// An open drm/tas device file.
 ///
 /// `Device()` opens the first drm/tas node (render nodes first, by driver
@@ -216,27 +246,40 @@ impl Device {
 
     /// Launches `template` as a new graph and returns its id. `waits` and
     /// `signals` are lists of `(syncobj, point, node)`, `node` an index of
-    /// the template or `None` for the whole graph; `keep` as for
-    /// `submit()`.
+    /// the template or `None` for the whole graph; a signal
+    /// `(syncobj, point, node, True)` signals when host node `node` of this
+    /// launch is released (as `Graph.signal(..., on_start=True)`); `keep`
+    /// as for `submit()`.
     #[pyo3(signature = (template, waits = Vec::new(), signals = Vec::new(), keep = false))]
     fn launch(
         &self,
         py: Python<'_>,
         template: &Template,
-        waits: Vec<(PyRef<'_, Syncobj>, u64, Option<u32>)>,
-        signals: Vec<(PyRef<'_, Syncobj>, u64, Option<u32>)>,
+        waits: Vec<SyncEntry<'_>>,
+        signals: Vec<SyncEntry<'_>>,
         keep: bool,
     ) -> PyResult<u64> {
-        let enc = |v: &[(PyRef<'_, Syncobj>, u64, Option<u32>)]| -> Vec<_> {
-            v.iter()
-                .map(|(s, p, n)| (s.0.get().at(*p), target(*n)))
-                .collect()
-        };
-        let (w, s) = (enc(&waits), enc(&signals));
+        let enc = |v: &[SyncEntry<'_>]| -> PyResult<Vec<_>> { v.iter().map(|e| e.get()).collect() };
+        let (w, s) = (enc(&waits)?, enc(&signals)?);
         let t = template.0.get();
         let mut flags = tas::SubmitFlags::empty();
         flags.set(tas::SubmitFlags::KEEP, keep);
         check(py.detach(|| self.0.launch_with(t, &w, &s, flags)))
+    }
+
+    /// Reports that host node `node` of graph `graph_id` has done its work,
+    /// which releases its successors. `error` is 0 (or `None`) when the
+    /// work succeeded, else the errno (`errno.EIO`; `-errno.EIO` is taken
+    /// the same way) that the node completes with and its successors
+    /// inherit. Raises `tas.Error` with `ENOENT` (the graph is not in
+    /// flight, or has no such node), `EINVAL` (not a host node, or not an
+    /// errno), `EBUSY` (the node is not released yet) or `EALREADY` (it has
+    /// completed already: reported, timed out or cancelled).
+    #[pyo3(signature = (graph_id, node, error = None))]
+    fn host_done(&self, graph_id: u64, node: u32, error: Option<i64>) -> PyResult<()> {
+        let raw = i32::try_from(error.unwrap_or(0).unsigned_abs())
+            .map_err(|_| PyValueError::new_err("error is not an errno"))?;
+        check(self.0.host_done_raw(graph_id, node, -raw))
     }
 }
 
@@ -363,7 +406,8 @@ impl Template {
 /// and `signal()` take. `ring`, `duration_ns`, `cls` (`"normal"`,
 /// `"latency"`, `"batch"`), `gang` (0: none) and `tag` (the caller's 64-bit
 /// name for the node, reported by `graph_info()` and carried by the
-/// scheduler's trace events) are common to all of them.
+/// scheduler's trace events) are common to all of them, but for `host()`,
+/// which has no ring, duration or gang.
 #[pyclass(module = "tas")]
 #[derive(Default)]
 struct Graph(tas::Graph);
@@ -502,6 +546,18 @@ impl Graph {
         self.add(ring, op, duration_ns, cls, gang, tag)
     }
 
+    /// A host node: CPU work that a thread of the caller does inside the
+    /// graph (uAPI version 6). Once its dependencies are done, its
+    /// `signal(..., on_start=True)` points signal, which wakes the thread
+    /// waiting for them; the thread does the work and reports it with
+    /// `Device.host_done()`, which releases the node's successors. A host
+    /// node not reported within the `JOB_TIMEOUT_NS` parameter completes
+    /// with `ETIMEDOUT`. Not with `submit(fifo=True)`.
+    #[pyo3(signature = (cls = "normal", tag = 0))]
+    fn host(&mut self, cls: &str, tag: u64) -> PyResult<u32> {
+        self.add(0, tas::Op::Host, 0, cls, 0, tag)
+    }
+
     /// The dependency "`to` starts after `src` has finished".
     fn edge(&mut self, src: u32, to: u32) -> PyResult<()> {
         check(
@@ -518,15 +574,26 @@ impl Graph {
     }
 
     /// Signals `point` of `syncobj` when node `node` (`None`: the whole
-    /// graph) has completed.
-    #[pyo3(signature = (syncobj, point = 0, node = None))]
-    fn signal(&mut self, syncobj: &Syncobj, point: u64, node: Option<u32>) -> PyResult<()> {
-        check(self.0.signal(syncobj.0.get().at(point), target(node)))
+    /// graph) has completed; with `on_start`, when host node `node` is
+    /// released (its dependencies done), which is when its thread may
+    /// start the work.
+    #[pyo3(signature = (syncobj, point = 0, node = None, on_start = false))]
+    fn signal(
+        &mut self,
+        syncobj: &Syncobj,
+        point: u64,
+        node: Option<u32>,
+        on_start: bool,
+    ) -> PyResult<()> {
+        let target = sync_target(node, on_start)?;
+        check(self.0.signal(syncobj.0.get().at(point), target))
     }
 }
 
 /// The result of one node: CLOCK_MONOTONIC timestamps in ns (0: not
-/// reached), its errno or `None`, its ring and its tag.
+/// reached), its errno or `None`, its ring and its tag. A host node's ring
+/// is the `NUM_RINGS` parameter, its `started_ns` the time it was released
+/// to its thread and its `finished_ns` that of the report.
 #[pyclass(frozen, get_all, module = "tas")]
 struct NodeInfo {
     queued_ns: u64,

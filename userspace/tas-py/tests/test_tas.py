@@ -49,6 +49,16 @@ class GraphTest(unittest.TestCase):
         with self.assertRaises(ValueError):
             tas.Graph().nop(0, cls="urgent")
 
+    def test_host_nodes_are_numbered(self):
+        g = tas.Graph()
+        self.assertEqual([g.nop(0, MS), g.host(), g.host(cls="latency", tag=7)], [0, 1, 2])
+        self.assertEqual(len(g), 3)
+        g.edge(0, 1)
+        with self.assertRaises(ValueError):
+            g.host(cls="urgent")
+        with self.assertRaises(TypeError):
+            g.host(0)
+
     def test_open_missing_path(self):
         with self.assertRaises(tas.Error) as cm:
             tas.Device("/nonexistent/tas-py-test")
@@ -301,6 +311,129 @@ class DeviceTest(unittest.TestCase):
         s.wait(timeout=30)
         info = self.dev.graph_info(gid, len(g))
         self.assertEqual([n.ring for n in info.nodes], list(range(self.rings)))
+
+    def host_chain(self, second_ns):
+        """GPU (ring 0, 20 ms) -> host -> GPU (ring 1, `second_ns`) as one
+        graph: the host node signals point 1 of `start` when it is
+        released, the graph point 1 of `done`."""
+        start, done = self.dev.syncobj(), self.dev.syncobj()
+        g = tas.Graph()
+        gpu = g.nop(0, 20 * MS)
+        host = g.host()
+        nxt = g.nop(1, second_ns)
+        g.edge(gpu, host)
+        g.edge(host, nxt)
+        g.signal(start, 1, node=host, on_start=True)
+        g.signal(done, 1)
+        return g, (gpu, host, nxt), start, done
+
+    def test_host_node_between_gpu_nodes(self):
+        # The thread is woken by the host node's start point once the first
+        # GPU node has finished; the last one starts after its report.
+        g, (gpu, host, nxt), start, done = self.host_chain(20 * MS)
+        gid = self.dev.submit(g)
+        start.wait(1, timeout=30)
+        woke = tas.now_ns()
+        info = self.dev.graph_info(gid, len(g))
+        self.assertFalse(info.done)
+        self.assertIsNone(info.nodes[gpu].error)
+        self.assertNotEqual(info.nodes[gpu].finished_ns, 0)
+        self.assertLessEqual(info.nodes[gpu].finished_ns, woke)
+        self.assertEqual(info.nodes[nxt].started_ns, 0)
+        with self.assertRaises(tas.Error) as cm:
+            self.dev.host_done(gid, gpu)        # not a host node
+        self.assertEqual(cm.exception.errno, errno.EINVAL)
+        reported = tas.now_ns()
+        self.dev.host_done(gid, host)
+        done.wait(1, timeout=30)
+        info = self.dev.graph_info(gid, len(g))
+        self.assertTrue(info.done)
+        a, h, b = info.nodes
+        self.assertEqual((a.error, h.error, b.error), (None, None, None))
+        self.assertEqual((a.ring, h.ring, b.ring), (0, self.rings, 1))
+        self.assertLessEqual(a.finished_ns, h.started_ns)
+        self.assertLessEqual(h.started_ns, woke)
+        self.assertGreaterEqual(h.finished_ns, reported)
+        self.assertLessEqual(h.finished_ns, b.started_ns)
+        with self.assertRaises(tas.Error) as cm:
+            self.dev.host_done(gid, host)       # the graph has completed
+        self.assertEqual(cm.exception.errno, errno.ENOENT)
+
+    def test_host_done_errors(self):
+        # Host node 1 waits for host node 0: it is not released before node
+        # 0 is reported, and the graph is in flight until node 1 is, whatever
+        # the timing of the guest.
+        start, done = self.dev.syncobj(), self.dev.syncobj()
+        g = tas.Graph()
+        first, second = g.host(), g.host()
+        g.edge(first, second)
+        g.signal(start, 1, node=first, on_start=True)
+        g.signal(start, 2, node=second, on_start=True)
+        g.signal(done, 1)
+        gid = self.dev.submit(g)
+        start.wait(1, timeout=30)
+        with self.assertRaises(tas.Error) as cm:
+            self.dev.host_done(gid, second)     # not released yet
+        self.assertEqual(cm.exception.errno, errno.EBUSY)
+        self.dev.host_done(gid, first)
+        with self.assertRaises(tas.Error) as cm:
+            self.dev.host_done(gid, first)      # reported already
+        self.assertEqual(cm.exception.errno, errno.EALREADY)
+        start.wait(2, timeout=30)
+        self.dev.host_done(gid, second)
+        done.wait(1, timeout=30)
+        with self.assertRaises(tas.Error) as cm:
+            self.dev.host_done(gid, second)     # the graph has completed
+        self.assertEqual(cm.exception.errno, errno.ENOENT)
+
+    def test_host_node_error_reaches_successors(self):
+        g, (gpu, host, nxt), start, done = self.host_chain(MS)
+        gid = self.dev.submit(g)
+        start.wait(1, timeout=30)
+        self.dev.host_done(gid, host, errno.EIO)
+        done.wait(1, timeout=30)
+        info = self.dev.graph_info(gid, len(g))
+        self.assertTrue(info.done)
+        a, h, b = info.nodes
+        self.assertIsNone(a.error)
+        self.assertEqual((h.error, b.error), (errno.EIO, errno.EIO))
+        # The successor did not run.
+        self.assertEqual(b.started_ns, 0)
+        self.assertNotEqual(b.finished_ns, 0)
+
+    def test_host_node_rejected(self):
+        # The stock dispatch has no release step; a start point is only for
+        # a host node. The kernel names the node or the signal.
+        s = self.dev.syncobj()
+        for fifo, on_gpu, culprit in [(True, False, "node 1"), (False, True, "signal 0")]:
+            g = tas.Graph()
+            gpu = g.nop(0)
+            host = g.host()
+            g.signal(s, 1, node=gpu if on_gpu else host, on_start=True)
+            with self.assertRaises(tas.Error) as cm:
+                self.dev.submit(g, fifo=fifo)
+            self.assertEqual(cm.exception.errno, errno.EINVAL)
+            self.assertTrue(str(cm.exception).endswith(" at " + culprit), str(cm.exception))
+        with self.assertRaises(ValueError):
+            tas.Graph().signal(s, 1, on_start=True)
+
+    def test_host_node_template(self):
+        # Each launch has its own graph id and its own start point.
+        g = tas.Graph()
+        gpu = g.nop(0, MS)
+        host = g.host()
+        g.edge(gpu, host)
+        t = self.dev.template(g)
+        start, done = self.dev.syncobj(), self.dev.syncobj()
+        for p in (1, 2):
+            gid = self.dev.launch(t, signals=[(start, p, host, True), (done, p, None)])
+            start.wait(p, timeout=30)
+            self.assertEqual(done.query(), p - 1)
+            self.dev.host_done(gid, host)
+            done.wait(p, timeout=30)
+            info = self.dev.graph_info(gid, t.node_count)
+            self.assertTrue(info.done)
+            self.assertEqual([n.error for n in info.nodes], [None, None])
 
     def test_dag_makespan(self):
         d = diamond()

@@ -296,6 +296,114 @@ fn template(c: &mut Checks, dev: &Device, ring1: u32) -> Result<(), Error> {
     Ok(())
 }
 
+/// Simulated duration of the GPU nodes around a host node.
+const HOST_GPU_NS: u64 = 20_000_000;
+
+/// GPU (ring 0) -> host node -> GPU (ring `ring1`) -> host node in one
+/// graph: the thread is woken by the first host node's start point after
+/// the first GPU node finished, reports the node done, and the GPU node
+/// after it starts after that. The last host node keeps the graph in flight
+/// until the checks that need it are done, and is not released before the
+/// first is reported, whatever the timing of the guest.
+fn host_chain(c: &mut Checks, dev: &Device, ring1: u32, rings: u32) -> Result<(), Error> {
+    let (start, done) = (dev.create_syncobj(false)?, dev.create_syncobj(false)?);
+    let mut g = Graph::new();
+    let gpu = g.add(Node::new(0, Op::Nop).duration_ns(HOST_GPU_NS));
+    let host = g.add(Node::host());
+    let next = g.add(Node::new(ring1, Op::Nop).duration_ns(HOST_GPU_NS));
+    let last = g.add(Node::host());
+    g.edge(gpu, host)?;
+    g.edge(host, next)?;
+    g.edge(next, last)?;
+    g.signal(start.at(1), Target::Start(host))?;
+    g.signal(start.at(2), Target::Start(last))?;
+    g.signal(done.at(1), Target::Graph)?;
+    let Some(id) = c.ok(
+        dev.submit(&g, SubmitFlags::empty()),
+        format!("submit GPU (ring 0) -> host -> GPU (ring {ring1}), host start at point 1"),
+    ) else {
+        return Ok(());
+    };
+    let r = dev.host_done(id, last, None);
+    c.check(
+        matches!(r, Err(e) if e.op == "HOST_DONE" && e.is_not_released()),
+        format!("HOST_DONE before the host node is released fails with EBUSY ({r:?})"),
+    );
+    let r = dev.host_done(id, gpu, None);
+    c.check(
+        matches!(r, Err(e) if e.is_invalid()),
+        format!("HOST_DONE of a GPU node fails with EINVAL ({r:?})"),
+    );
+    if c.ok(
+        start.wait(1, TIMEOUT),
+        "wait for the host node's start point",
+    )
+    .is_none()
+    {
+        return Ok(());
+    }
+    let woke = tas::now_ns();
+    let info = dev.graph_info(id, g.node_count())?;
+    let first = &info.nodes[gpu.index() as usize];
+    c.check(
+        first.error.is_none() && first.finished_ns != 0 && first.finished_ns <= woke,
+        format!(
+            "woken at {woke} after the first GPU node finished ({})",
+            describe(&info)
+        ),
+    );
+    let reported = tas::now_ns();
+    c.ok(dev.host_done(id, host, None), "HOST_DONE of the host node");
+    let r = dev.host_done(id, host, None);
+    c.check(
+        matches!(r, Err(e) if e.is_already_done()),
+        format!("a second HOST_DONE fails with EALREADY ({r:?})"),
+    );
+    if c.ok(
+        start.wait(2, TIMEOUT),
+        "wait for the last host node's start point",
+    )
+    .is_none()
+    {
+        return Ok(());
+    }
+    c.ok(
+        dev.host_done(id, last, None),
+        "HOST_DONE of the last host node",
+    );
+    if c.ok(done.wait(1, TIMEOUT), "wait for the graph's point 1")
+        .is_none()
+    {
+        return Ok(());
+    }
+    let info = dev.graph_info(id, g.node_count())?;
+    let (f, h, n) = (
+        &info.nodes[gpu.index() as usize],
+        &info.nodes[host.index() as usize],
+        &info.nodes[next.index() as usize],
+    );
+    c.check(
+        info.done
+            && info.first_error().is_none()
+            && h.ring == rings
+            && f.finished_ns <= h.started_ns
+            && h.started_ns <= woke
+            && reported <= h.finished_ns
+            && h.finished_ns <= n.started_ns,
+        format!(
+            "host node on ring {rings}, released after the first GPU node, \
+             the last one started after the report ({})",
+            describe(&info)
+        ),
+    );
+    let r = dev.host_done(id, last, None);
+    c.check(
+        matches!(r, Err(e) if e.is_not_found()),
+        format!("HOST_DONE once the graph completed fails with ENOENT ({r:?})"),
+    );
+    Ok(())
+}
+
 /// Whether the process has CAP_SYS_NICE in its effective set.
 fn has_cap_sys_nice() -> Option<bool> {
     const CAP_SYS_NICE: u32 = 23;
@@ -407,6 +515,13 @@ fn main() -> ExitCode {
     });
     section(&mut c, "self-loop", |c| self_loop(c, &dev));
     section(&mut c, "template", |c| template(c, &dev, ring1));
+    if version >= 6 && ops & 1 << Op::Host.code() != 0 {
+        section(&mut c, "host node", |c| {
+            host_chain(c, &dev, ring1, rings as u32)
+        });
+    } else {
+        println!("# skipped: host nodes (uAPI version {version}, OPS {ops:#x})");
+    }
     if check_latency {
         section(&mut c, "latency class", |c| latency(c, &dev));
     } else {

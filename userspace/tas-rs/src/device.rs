@@ -3,7 +3,7 @@
 
 use crate::bo::Bo;
 use crate::error::{Culprit, Error, Result};
-use crate::graph::{array, array_mut, Graph, SubmitFlags, SyncPoint, Target};
+use crate::graph::{array, array_mut, Graph, NodeId, SubmitFlags, SyncPoint, Target};
 use crate::ioctl::{self, retry_io};
 use crate::syncobj::Syncobj;
 use crate::uapi::*;
@@ -28,7 +28,7 @@ const DRI_DIR: &str = "/dev/dri";
 #[non_exhaustive]
 pub enum Param {
     /// Version of the TAS uAPI, incremented whenever an ioctl, a parameter
-    /// or a flag is added. Currently 5.
+    /// or a flag is added. Currently 6 (host nodes).
     Version = DRM_TAS_PARAM_VERSION,
     /// Number of rings of the virtual engine, 1 to 16.
     NumRings = DRM_TAS_PARAM_NUM_RINGS,
@@ -41,13 +41,15 @@ pub enum Param {
     /// Maximum number of syncobj signals of one submission. Currently 64.
     MaxSignals = DRM_TAS_PARAM_MAX_SIGNALS,
     /// Bit mask of the supported operations, bit n for
-    /// [`Op::code`](crate::Op::code) n.
+    /// [`Op::code`](crate::Op::code) n (bit 5: host nodes,
+    /// [`Op::Host`](crate::Op::Host), since version 6).
     Ops = DRM_TAS_PARAM_OPS,
     /// Largest size of a buffer object in bytes. Currently 64 MiB.
     MaxBoSize = DRM_TAS_PARAM_MAX_BO_SIZE,
     /// Largest simulated duration of a node in ns. Currently 10 s.
     MaxDurationNs = DRM_TAS_PARAM_MAX_DURATION_NS,
-    /// Time after which a running node is aborted with `ETIMEDOUT`.
+    /// Time after which a running node is aborted with `ETIMEDOUT`; also
+    /// the time a released host node has to be reported.
     JobTimeoutNs = DRM_TAS_PARAM_JOB_TIMEOUT_NS,
     /// Number of nodes a ring executes at once.
     RingDepth = DRM_TAS_PARAM_RING_DEPTH,
@@ -128,16 +130,20 @@ pub struct NodeInfo {
     pub queued_ns: u64,
     /// When its last dependency signalled, or when it was queued if later.
     pub ready_ns: u64,
-    /// When the ring started executing it.
+    /// When the ring started executing it; for a host node, when it was
+    /// released to its thread.
     pub started_ns: u64,
-    /// When its fences signalled, also for a node that did not run.
+    /// When its fences signalled, also for a node that did not run; for a
+    /// host node, when it was reported done (or timed out).
     pub finished_ns: u64,
-    /// The error the node completed with: `ETIMEDOUT` when it ran too long;
-    /// `ECANCELED` when another member of its gang failed; `ECANCELED` or
-    /// `ESRCH` when its file was closed before it ran; or the error of a
-    /// failed predecessor or waited-for fence.
+    /// The error the node completed with: `ETIMEDOUT` when it ran too long
+    /// (a host node: was not reported in time); `ECANCELED` when another
+    /// member of its gang failed; `ECANCELED` or `ESRCH` when its file was
+    /// closed before it ran (or, for a released host node, before it was
+    /// reported); the error a host node's thread reported; or the error of
+    /// a failed predecessor or waited-for fence.
     pub error: Option<Errno>,
-    /// The ring of the node.
+    /// The ring of the node; [`Param::NumRings`] for a host node.
     pub ring: u32,
     /// The node's tag, as submitted.
     pub tag: u64,
@@ -158,7 +164,8 @@ impl NodeInfo {
         }
     }
 
-    /// How long the node executed (started to finished), 0 if it did not.
+    /// How long the node executed (started to finished), 0 if it did not;
+    /// for a host node, from its release to its report.
     pub fn exec_ns(&self) -> u64 {
         if self.started_ns == 0 {
             0
@@ -182,6 +189,11 @@ impl GraphInfo {
     pub fn first_error(&self) -> Option<Errno> {
         self.nodes.iter().find_map(|n| n.error)
     }
+}
+
+/// The `error` of `struct drm_tas_host_done`: 0, or the negative errno.
+fn host_error(error: Option<Errno>) -> i32 {
+    error.map_or(0, |e| e.raw_os_error().wrapping_neg())
 }
 
 /// An open drm/tas device file (render node or primary node).
@@ -354,7 +366,9 @@ impl Device {
     ///   edge; a wait or signal node out of range; a wait point that does
     ///   not match the syncobj's use or is not submitted yet; a signal point
     ///   not above the syncobj's last point; the same syncobj point
-    ///   signalled twice.
+    ///   signalled twice; a host node with a ring, a duration or a gang, or
+    ///   with [`SubmitFlags::FIFO`]; a [`Target::Start`] on a wait, or on a
+    ///   signal of anything but a host node.
     /// - `E2BIG`: more nodes, edges, waits or signals than the limits.
     /// - `ELOOP`: the edges contain a cycle.
     /// - `EDEADLK`: a gang that can never start: a member depends on
@@ -457,6 +471,10 @@ impl Device {
     /// `"TEMPLATE_LAUNCH"`: those of [`Device::submit`] for its waits,
     /// signals and flags (`EINVAL`, `E2BIG`, `ENOENT`, `EFAULT`, `ENOMEM`;
     /// `EINTR` is restarted), and `ENOENT` for an unknown template.
+    ///
+    /// Each launch is a graph of its own: a host node of the template is
+    /// reported with the launch's id, and a [`Target::Start`] signal of it
+    /// gives the launch its own start point.
     pub fn launch(
         &self,
         template: &Template<'_>,
@@ -487,8 +505,8 @@ impl Device {
         let encode = |entries: &[(SyncPoint, Target)]| -> Result<Vec<drm_tas_sync>> {
             entries
                 .iter()
-                .map(|&(point, target)| match target {
-                    Target::Node(id) if id.index() >= template.node_count => {
+                .map(|&(point, target)| match target.node() {
+                    Some(id) if id.index() >= template.node_count => {
                         Err(Error::new("launch", Errno::INVAL))
                     }
                     _ => Ok(point.to_raw(target)),
@@ -510,6 +528,71 @@ impl Device {
         let r = unsafe { ioctl::template_launch(self.as_fd(), &mut args) };
         r.map_err(|e| e.at(Culprit::from_raw(args.error_array, args.error_index)))?;
         Ok(args.graph_id)
+    }
+
+    /// Reports that the host node `node` of graph `graph_id` (an
+    /// [`Op::Host`](crate::Op::Host) node, as returned by
+    /// [`Device::submit`] or [`Device::launch`]) has done its work
+    /// (`DRM_IOCTL_TAS_HOST_DONE`): `None` when it succeeded, or the error
+    /// that the node completes with and its successors inherit. The node's
+    /// fences signal and its successors are released.
+    ///
+    /// The thread learns that the node was released by waiting for a
+    /// [`Target::Start`] point of it ([`Syncobj::wait`]). A host node not
+    /// reported within [`Param::JobTimeoutNs`] of its release completes
+    /// with `ETIMEDOUT`; closing the device completes the released ones
+    /// with `ECANCELED`.
+    ///
+    /// ```no_run
+    /// use std::time::Duration;
+    /// use tas::{Device, Graph, Node, Op, SubmitFlags, Target};
+    ///
+    /// let dev = Device::open()?;
+    /// let (start, done) = (dev.create_syncobj(false)?, dev.create_syncobj(false)?);
+    /// let mut g = Graph::new();
+    /// let gpu = g.add(Node::new(0, Op::Nop).duration_ns(500_000));
+    /// let cpu = g.add(Node::host());
+    /// let next = g.add(Node::new(1, Op::Nop).duration_ns(500_000));
+    /// g.edge(gpu, cpu)?;
+    /// g.edge(cpu, next)?;
+    /// g.signal(start.at(1), Target::Start(cpu))?;
+    /// g.signal(done.at(1), Target::Graph)?;
+    /// let id = dev.submit(&g, SubmitFlags::empty())?;
+    /// start.wait(1, Duration::from_secs(10))?; // `gpu` has finished
+    /// // ... the CPU work ...
+    /// dev.host_done(id, cpu, None)?; // releases `next`
+    /// done.wait(1, Duration::from_secs(10))?;
+    /// # Ok::<(), tas::Error>(())
+    /// ```
+    ///
+    /// Errors (op `"HOST_DONE"`, see [`Error`]'s predicates):
+    /// - `ENOENT` ([`Error::is_not_found`]): no graph of this device file
+    ///   with that id is in flight (it may have completed), or it has no
+    ///   such node.
+    /// - `EINVAL` ([`Error::is_invalid`]): the node is not a host node, or
+    ///   the error is not an errno (1 to 4095).
+    /// - `EBUSY` ([`Error::is_not_released`]): the node has not been
+    ///   released yet (its dependencies are not done).
+    /// - `EALREADY` ([`Error::is_already_done`]): the node has completed
+    ///   already (reported, timed out, or cancelled by the error of a
+    ///   dependency).
+    /// - `EFAULT`.
+    pub fn host_done(&self, graph_id: u64, node: NodeId, error: Option<Errno>) -> Result<()> {
+        self.host_done_raw(graph_id, node.index(), host_error(error))
+    }
+
+    /// As [`Device::host_done`], with the node's index and the error as
+    /// the uAPI has them: 0, or a negative errno (-4095 to -1; the kernel
+    /// rejects anything else with `EINVAL`).
+    ///
+    /// Errors: as [`Device::host_done`].
+    pub fn host_done_raw(&self, graph_id: u64, node: u32, error: i32) -> Result<()> {
+        let args = drm_tas_host_done {
+            graph_id,
+            node,
+            error,
+        };
+        ioctl::host_done(self.as_fd(), &args)
     }
 
     fn destroy_template(&self, handle: u32) -> Result<()> {
@@ -601,6 +684,18 @@ mod tests {
             done: true,
         };
         assert_eq!(g.first_error(), Some(Errno::TIMEDOUT));
+    }
+
+    #[test]
+    fn host_errors() {
+        assert_eq!(host_error(None), 0);
+        assert_eq!(host_error(Some(Errno::IO)), -5);
+        assert_eq!(host_error(Some(Errno::CANCELED)), -125);
+        let raw = drm_tas_node_info {
+            error: host_error(Some(Errno::IO)),
+            ..Default::default()
+        };
+        assert_eq!(NodeInfo::from_raw(&raw).error, Some(Errno::IO));
     }
 
     #[test]

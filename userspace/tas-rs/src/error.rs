@@ -136,7 +136,9 @@ impl Error {
         self.errno == Errno::ACCESS || self.errno == Errno::PERM
     }
 
-    /// `ENOENT`: an unknown buffer, syncobj, graph or template.
+    /// `ENOENT`: an unknown buffer, syncobj, graph or template; for
+    /// [`Device::host_done`](crate::Device::host_done), a graph that is not
+    /// in flight (any more) or a node it does not have.
     pub fn is_not_found(&self) -> bool {
         self.errno == Errno::NOENT
     }
@@ -160,6 +162,20 @@ impl Error {
     /// `ENODEV`: no drm/tas device, or the device is not a drm/tas one.
     pub fn is_no_device(&self) -> bool {
         self.errno == Errno::NODEV
+    }
+
+    /// `EBUSY` from [`Device::host_done`](crate::Device::host_done): the
+    /// host node has not been released yet (its dependencies are not
+    /// done), so there is nothing to report.
+    pub fn is_not_released(&self) -> bool {
+        self.errno == Errno::BUSY
+    }
+
+    /// `EALREADY` from [`Device::host_done`](crate::Device::host_done): the
+    /// host node has completed already (it was reported, it timed out, or
+    /// the error of a dependency completed it).
+    pub fn is_already_done(&self) -> bool {
+        self.errno == Errno::ALREADY
     }
 }
 
@@ -187,6 +203,7 @@ pub fn errno_name(errno: Errno) -> Option<&'static str> {
         (Errno::TIME, "ETIME"),
         (Errno::OPNOTSUPP, "EOPNOTSUPP"),
         (Errno::TIMEDOUT, "ETIMEDOUT"),
+        (Errno::ALREADY, "EALREADY"),
         (Errno::CANCELED, "ECANCELED"),
     ];
     NAMES.iter().find(|(e, _)| *e == errno).map(|(_, n)| *n)
@@ -315,6 +332,21 @@ mod tests {
         assert!(e(Errno::TIME).is_timeout());
         assert!(e(Errno::TIMEDOUT).is_timeout());
         assert!(e(Errno::NODEV).is_no_device());
+        assert!(e(Errno::BUSY).is_not_released());
+        assert!(e(Errno::ALREADY).is_already_done());
+        assert!(!e(Errno::ALREADY).is_not_released());
+    }
+
+    #[test]
+    fn host_done_errors() {
+        let e = Error::new("HOST_DONE", Errno::ALREADY);
+        assert!(e.to_string().starts_with("HOST_DONE: EALREADY ("));
+        assert_eq!(
+            format!("{e:?}"),
+            r#"Error { op: "HOST_DONE", errno: EALREADY }"#
+        );
+        let e = Error::new("HOST_DONE", Errno::BUSY);
+        assert!(e.to_string().starts_with("HOST_DONE: EBUSY ("));
     }
 
     #[test]

@@ -100,6 +100,17 @@ pub enum Op {
         /// Columns of `a`, rows of `b`.
         k: u16,
     },
+    /// Work that a CPU thread does (a host node, uAPI version 6): no
+    /// buffer, no ring (the node's ring must be 0) and no duration (it
+    /// must be 0), and no gang. Once its dependencies are done, the kernel
+    /// releases it and signals its [`Target::Start`] points, which wake the
+    /// thread that waits for them; the thread does the work and reports it
+    /// with [`Device::host_done`](crate::Device::host_done), which
+    /// completes the node and releases its successors. A host node not
+    /// reported within [`Param::JobTimeoutNs`](crate::Param::JobTimeoutNs)
+    /// of its release completes with `ETIMEDOUT`. Not with
+    /// [`SubmitFlags::FIFO`]. Usually added with [`Node::host`].
+    Host,
 }
 
 /// The uAPI fields that an [`Op`] sets in a [`drm_tas_node`].
@@ -126,6 +137,7 @@ impl Op {
             Op::Copy { .. } => DRM_TAS_OP_COPY,
             Op::Add { .. } => DRM_TAS_OP_ADD,
             Op::MatMul { .. } => DRM_TAS_OP_MATMUL,
+            Op::Host => DRM_TAS_OP_HOST,
         }
     }
 
@@ -139,7 +151,7 @@ impl Op {
             size: 0,
         };
         let (dst, src, imm) = match *self {
-            Op::Nop => (zero, [zero, zero], 0),
+            Op::Nop | Op::Host => (zero, [zero, zero], 0),
             Op::Fill { dst, value } => (dst.to_raw(), [zero, zero], value as u64),
             Op::Copy { dst, src } => (dst.to_raw(), [src.to_raw(), zero], 0),
             Op::Add { dst, a, b } => (dst.to_raw(), [a.to_raw(), b.to_raw()], 0),
@@ -225,6 +237,27 @@ impl Node {
         }
     }
 
+    /// A host node ([`Op::Host`]): ring 0, no duration, class
+    /// [`Class::Normal`] (a class may be set; the ring, duration and gang
+    /// must stay 0, else the kernel rejects the graph with `EINVAL`).
+    ///
+    /// ```
+    /// use tas::{uapi, Graph, Node, Op, SyncPoint, Target};
+    ///
+    /// let mut g = Graph::new();
+    /// let gpu = g.add(Node::new(0, Op::Nop).duration_ns(500_000));
+    /// let cpu = g.add(Node::host());
+    /// g.edge(gpu, cpu)?;
+    /// // Timeline point 1 of syncobj 5 signals when the host node is released.
+    /// g.signal(SyncPoint::timeline(5, 1), Target::Start(cpu))?;
+    /// assert_eq!(g.nodes()[1].op, uapi::DRM_TAS_OP_HOST);
+    /// assert_eq!(g.signals()[0].flags, uapi::DRM_TAS_SYNC_ON_START);
+    /// # Ok::<(), tas::Error>(())
+    /// ```
+    pub const fn host() -> Self {
+        Self::new(0, Op::Host)
+    }
+
     /// Sets the simulated duration in nanoseconds.
     pub const fn duration_ns(mut self, ns: u64) -> Self {
         self.duration_ns = ns;
@@ -302,6 +335,15 @@ pub enum Target {
     /// A wait: this node waits. A signal: the point is signalled when this
     /// node completes (a binary signal carries its error).
     Node(NodeId),
+    /// Only for a signal of a host node ([`Op::Host`]): the point is
+    /// signalled when the node is released, its dependencies done, which
+    /// is when its thread may start the work (`DRM_TAS_SYNC_ON_START`, uAPI
+    /// version 6). When a dependency failed, the node is not released: the
+    /// point signals with that error (a binary point carries it) and the
+    /// node completes with it. Each launch of a template signals its own
+    /// points. The kernel rejects it on a wait and on a node that is not a
+    /// host node (`EINVAL`, naming the wait or signal).
+    Start(NodeId),
 }
 
 impl Target {
@@ -309,7 +351,24 @@ impl Target {
     pub const fn to_raw(self) -> u32 {
         match self {
             Target::Graph => DRM_TAS_NODE_GRAPH,
-            Target::Node(id) => id.0,
+            Target::Node(id) | Target::Start(id) => id.0,
+        }
+    }
+
+    /// The value of [`drm_tas_sync::flags`]: [`DRM_TAS_SYNC_ON_START`] for
+    /// [`Target::Start`], else 0.
+    pub const fn flags(self) -> u32 {
+        match self {
+            Target::Start(_) => DRM_TAS_SYNC_ON_START,
+            Target::Graph | Target::Node(_) => 0,
+        }
+    }
+
+    /// The node, unless the target is the whole graph.
+    pub const fn node(self) -> Option<NodeId> {
+        match self {
+            Target::Graph => None,
+            Target::Node(id) | Target::Start(id) => Some(id),
         }
     }
 }
@@ -350,7 +409,7 @@ impl SyncPoint {
             handle: self.handle,
             node: target.to_raw(),
             point: self.point,
-            flags: 0,
+            flags: target.flags(),
             pad: 0,
         }
     }
@@ -446,9 +505,9 @@ impl Graph {
     }
 
     fn check_target(&self, op: &'static str, target: Target) -> Result<()> {
-        match target {
-            Target::Graph => Ok(()),
-            Target::Node(id) => self.check(op, id),
+        match target.node() {
+            None => Ok(()),
+            Some(id) => self.check(op, id),
         }
     }
 
@@ -470,7 +529,8 @@ impl Graph {
     /// Makes `target` (the whole graph or one node) wait for `point`.
     ///
     /// Errors: `EINVAL` (op `"Graph::wait"`) when the node id is not one of
-    /// this graph's. The kernel checks the syncobj at submission.
+    /// this graph's. The kernel checks the syncobj at submission, and
+    /// rejects a [`Target::Start`], which only signals.
     pub fn wait(&mut self, point: SyncPoint, target: impl Into<Target>) -> Result<()> {
         let target = target.into();
         self.check_target("Graph::wait", target)?;
@@ -479,10 +539,12 @@ impl Graph {
     }
 
     /// Signals `point` when `target` (the whole graph or one node)
-    /// completes.
+    /// completes, or, with [`Target::Start`], when the host node is
+    /// released.
     ///
     /// Errors: `EINVAL` (op `"Graph::signal"`) when the node id is not one
-    /// of this graph's. The kernel checks the syncobj at submission.
+    /// of this graph's. The kernel checks the syncobj at submission, and
+    /// that a [`Target::Start`] names a host node.
     pub fn signal(&mut self, point: SyncPoint, target: impl Into<Target>) -> Result<()> {
         let target = target.into();
         self.check_target("Graph::signal", target)?;
@@ -675,6 +737,61 @@ mod tests {
             k: 1,
         };
         assert_eq!(mm.code(), 4);
+        assert_eq!(Op::Host.code(), 5);
+    }
+
+    #[test]
+    fn host_node() {
+        let f = Op::Host.encode();
+        assert_eq!(f.op, DRM_TAS_OP_HOST);
+        assert_eq!((f.dst, f.imm), (drm_tas_buf::default(), 0));
+        assert_eq!(f.src, [drm_tas_buf::default(); 2]);
+        let n = Node::host().tag(9).to_raw();
+        assert_eq!(n.op, DRM_TAS_OP_HOST);
+        assert_eq!((n.ring, n.duration_ns, n.gang, n.class), (0, 0, 0, 0));
+        assert_eq!(n.tag, 9);
+        assert_eq!(Node::host(), Node::new(0, Op::Host));
+    }
+
+    #[test]
+    fn start_signals() {
+        let mut g = Graph::new();
+        let gpu = g.add(Node::new(0, Op::Nop));
+        let host = g.add(Node::host());
+        g.edge(gpu, host).unwrap();
+        g.signal(SyncPoint::timeline(4, 2), Target::Start(host))
+            .unwrap();
+        g.signal(SyncPoint::timeline(4, 3), host).unwrap();
+        assert_eq!(
+            g.signals(),
+            &[
+                drm_tas_sync {
+                    handle: 4,
+                    node: 1,
+                    point: 2,
+                    flags: DRM_TAS_SYNC_ON_START,
+                    pad: 0
+                },
+                drm_tas_sync {
+                    handle: 4,
+                    node: 1,
+                    point: 3,
+                    flags: 0,
+                    pad: 0
+                },
+            ]
+        );
+        // Only the range is checked here; the kernel rejects a start point
+        // on a wait or on a GPU node.
+        let bad = NodeId::from_index(2);
+        let e = g.signal(SyncPoint::binary(4), Target::Start(bad));
+        assert_eq!(e.unwrap_err(), Error::new("Graph::signal", Errno::INVAL));
+        g.wait(SyncPoint::binary(4), Target::Start(gpu)).unwrap();
+        assert_eq!(g.waits()[0].flags, DRM_TAS_SYNC_ON_START);
+        assert_eq!(g.waits()[0].node, 0);
+        assert_eq!(Target::Start(host).node(), Some(host));
+        assert_eq!(Target::Graph.node(), None);
+        assert_eq!((Target::Graph.flags(), Target::Node(host).flags()), (0, 0));
     }
 
     #[test]

@@ -6,7 +6,7 @@ use crate::error::{Error, Result};
 use crate::uapi::*;
 use rustix::fd::BorrowedFd;
 use rustix::io::Errno;
-use rustix::ioctl::{ioctl, Updater};
+use rustix::ioctl::{ioctl, Setter, Updater};
 
 /// Runs `f` until it fails with something else than `EINTR` or `EAGAIN`,
 /// as `drmIoctl()` does; maps the errno to an [`Error`] of `op`.
@@ -33,7 +33,9 @@ pub(crate) fn retry_io<T>(
 }
 
 /// Defines `fn $name(fd, &mut $ty) -> Result<()>` for one `DRM_IOWR` ioctl;
-/// `unsafe fn` for the ioctls whose argument points to user arrays.
+/// `unsafe fn` for the ioctls whose argument points to user arrays; and
+/// `fn $name(fd, &$ty) -> Result<()>` for a `DRM_IOW` one (`write`), whose
+/// argument the kernel only reads.
 macro_rules! tas_ioctl {
     (safe $name:ident, $opcode:ident, $ty:ty, $op:literal) => {
         pub(crate) fn $name(fd: BorrowedFd<'_>, arg: &mut $ty) -> Result<()> {
@@ -65,6 +67,18 @@ macro_rules! tas_ioctl {
             })
         }
     };
+    (write $name:ident, $opcode:ident, $ty:ty, $op:literal) => {
+        pub(crate) fn $name(fd: BorrowedFd<'_>, arg: &$ty) -> Result<()> {
+            retry($op, || {
+                // SAFETY: `$opcode` is `DRM_IOW(DRM_COMMAND_BASE + nr, $ty)`
+                // as in the header (checked by tests/layout.rs), so the
+                // kernel reads exactly one `$ty` from the copy that the
+                // `Setter` holds, a `$ty` that holds no pointer, and writes
+                // nothing back.
+                unsafe { ioctl(fd, Setter::<{ $opcode }, $ty>::new(*arg)) }
+            })
+        }
+    };
 }
 
 tas_ioctl!(safe get_param, DRM_IOCTL_TAS_GET_PARAM, drm_tas_get_param, "GET_PARAM");
@@ -75,3 +89,4 @@ tas_ioctl!(unsafe graph_info, DRM_IOCTL_TAS_GRAPH_INFO, drm_tas_graph_info, "GRA
 tas_ioctl!(unsafe template_create, DRM_IOCTL_TAS_TEMPLATE_CREATE, drm_tas_template_create, "TEMPLATE_CREATE");
 tas_ioctl!(unsafe template_launch, DRM_IOCTL_TAS_TEMPLATE_LAUNCH, drm_tas_template_launch, "TEMPLATE_LAUNCH");
 tas_ioctl!(safe template_destroy, DRM_IOCTL_TAS_TEMPLATE_DESTROY, drm_tas_template_destroy, "TEMPLATE_DESTROY");
+tas_ioctl!(write host_done, DRM_IOCTL_TAS_HOST_DONE, drm_tas_host_done, "HOST_DONE");

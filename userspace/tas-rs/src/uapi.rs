@@ -27,7 +27,7 @@ pub const DRM_COMMAND_BASE: u8 = 0x40;
 // enum drm_tas_param
 
 /// Version of the TAS uAPI, incremented whenever an ioctl, a parameter or a
-/// flag is added. Currently 5.
+/// flag is added. Currently 6.
 pub const DRM_TAS_PARAM_VERSION: u32 = 0;
 /// Number of rings (hardware queues) of the virtual engine, 1 to 16.
 pub const DRM_TAS_PARAM_NUM_RINGS: u32 = 1;
@@ -133,6 +133,15 @@ pub const DRM_TAS_OP_ADD: u32 = 3;
 /// 0-15, 16-31 and 32-47 of `imm`, each from 1 to 256. The range sizes must
 /// be exactly 4 * M * K, 4 * K * N and 4 * M * N bytes.
 pub const DRM_TAS_OP_MATMUL: u32 = 4;
+/// Work that a CPU thread does (a host node). No buffer; `ring` and
+/// `duration_ns` must be 0, and the node may not be in a gang. Once its
+/// dependencies are done, the kernel signals the node's
+/// [`DRM_TAS_SYNC_ON_START`] points, which wakes the thread that waits for
+/// them; the node completes when that thread reports with
+/// `DRM_IOCTL_TAS_HOST_DONE`, or with `ETIMEDOUT` after
+/// `DRM_TAS_PARAM_JOB_TIMEOUT_NS`, as a hung GPU node does. Not with
+/// [`DRM_TAS_SUBMIT_FIFO`]. (Since version 6.)
+pub const DRM_TAS_OP_HOST: u32 = 5;
 
 // enum drm_tas_class
 
@@ -225,11 +234,19 @@ pub struct drm_tas_sync {
     pub node: u32,
     /// \[in\] Timeline point, or 0 for binary use.
     pub point: u64,
-    /// \[in\] Must be zero.
+    /// \[in\] 0, or for a signal of a host node ([`DRM_TAS_OP_HOST`]),
+    /// [`DRM_TAS_SYNC_ON_START`].
     pub flags: u32,
     /// \[in\] Padding, must be zero.
     pub pad: u32,
 }
+
+/// Flag of [`drm_tas_sync::flags`]: the point signals when the host node is
+/// released (its dependencies are done and the thread may start its work),
+/// not when it completes. With the error of a failed dependency, the node
+/// is not released: the point signals with that error (a binary syncobj
+/// carries it) and the node completes with it. (Since version 6.)
+pub const DRM_TAS_SYNC_ON_START: u32 = 1 << 0;
 
 /// A user array of structures.
 ///
@@ -300,14 +317,16 @@ pub struct drm_tas_node_info {
     /// \[out\] When its last dependency signalled, or when it was queued if
     /// that was later.
     pub ready_ns: u64,
-    /// \[out\] When the ring started executing it.
+    /// \[out\] When the ring started executing it; for a host node, when
+    /// it was released to its thread.
     pub started_ns: u64,
     /// \[out\] When its fences signalled, also for a node that did not run
     /// because of an error.
     pub finished_ns: u64,
     /// \[out\] 0, or the negative errno the node completed with.
     pub error: i32,
-    /// \[out\] The ring of the node.
+    /// \[out\] The ring of the node; `DRM_TAS_PARAM_NUM_RINGS` for a host
+    /// node.
     pub ring: u32,
     /// \[out\] The node's tag.
     pub tag: u64,
@@ -381,6 +400,19 @@ pub struct drm_tas_template_destroy {
     pub pad: u32,
 }
 
+/// Argument of `DRM_IOCTL_TAS_HOST_DONE`.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct drm_tas_host_done {
+    /// \[in\] The graph, as returned by SUBMIT_GRAPH or TEMPLATE_LAUNCH.
+    pub graph_id: u64,
+    /// \[in\] The index of the host node in the graph.
+    pub node: u32,
+    /// \[in\] 0 if the work succeeded, or a negative errno (-4095 to -1)
+    /// that the node completes with and its successors inherit.
+    pub error: i32,
+}
+
 /// Command number of GET_PARAM (relative to [`DRM_COMMAND_BASE`]).
 pub const DRM_TAS_GET_PARAM: u8 = 0x00;
 /// Command number of BO_CREATE.
@@ -397,10 +429,17 @@ pub const DRM_TAS_TEMPLATE_CREATE: u8 = 0x05;
 pub const DRM_TAS_TEMPLATE_LAUNCH: u8 = 0x06;
 /// Command number of TEMPLATE_DESTROY.
 pub const DRM_TAS_TEMPLATE_DESTROY: u8 = 0x07;
+/// Command number of HOST_DONE.
+pub const DRM_TAS_HOST_DONE: u8 = 0x08;
 
 /// `DRM_IOWR(DRM_COMMAND_BASE + nr, T)`, as the header computes it.
 const fn drm_iowr<T>(nr: u8) -> Opcode {
     opcode::read_write::<T>(DRM_IOCTL_BASE, DRM_COMMAND_BASE + nr)
+}
+
+/// `DRM_IOW(DRM_COMMAND_BASE + nr, T)`, as the header computes it.
+const fn drm_iow<T>(nr: u8) -> Opcode {
+    opcode::write::<T>(DRM_IOCTL_BASE, DRM_COMMAND_BASE + nr)
 }
 
 /// `DRM_IOWR(DRM_COMMAND_BASE + DRM_TAS_GET_PARAM, struct drm_tas_get_param)`.
@@ -424,6 +463,9 @@ pub const DRM_IOCTL_TAS_TEMPLATE_LAUNCH: Opcode =
 /// `DRM_IOWR(DRM_COMMAND_BASE + DRM_TAS_TEMPLATE_DESTROY, struct drm_tas_template_destroy)`.
 pub const DRM_IOCTL_TAS_TEMPLATE_DESTROY: Opcode =
     drm_iowr::<drm_tas_template_destroy>(DRM_TAS_TEMPLATE_DESTROY);
+/// `DRM_IOW(DRM_COMMAND_BASE + DRM_TAS_HOST_DONE, struct drm_tas_host_done)`:
+/// the kernel only reads the argument.
+pub const DRM_IOCTL_TAS_HOST_DONE: Opcode = drm_iow::<drm_tas_host_done>(DRM_TAS_HOST_DONE);
 
 // The sizes of the header's structures; tests/layout.rs checks them and every
 // field offset against the C header itself.
@@ -441,6 +483,7 @@ const _: () = assert!(size_of::<drm_tas_graph_info>() == 32);
 const _: () = assert!(size_of::<drm_tas_template_create>() == 56);
 const _: () = assert!(size_of::<drm_tas_template_launch>() == 56);
 const _: () = assert!(size_of::<drm_tas_template_destroy>() == 8);
+const _: () = assert!(size_of::<drm_tas_host_done>() == 16);
 
 #[cfg(test)]
 mod tests {
@@ -461,5 +504,26 @@ mod tests {
         assert_eq!(u64::from(DRM_IOCTL_TAS_TEMPLATE_CREATE), expect(5, 56));
         assert_eq!(u64::from(DRM_IOCTL_TAS_TEMPLATE_LAUNCH), expect(6, 56));
         assert_eq!(u64::from(DRM_IOCTL_TAS_TEMPLATE_DESTROY), expect(7, 8));
+    }
+
+    /// `_IOC(_IOC_WRITE, 'd', 0x48, 16)`: HOST_DONE is the one `DRM_IOW`
+    /// ioctl, which the kernel does not copy back.
+    #[test]
+    fn host_done_ioctl_number() {
+        let write = |nr: u64, size: u64| (1 << 30) | (size << 16) | (0x64 << 8) | (0x40 + nr);
+        assert_eq!(DRM_TAS_HOST_DONE, 0x08);
+        assert_eq!(u64::from(DRM_IOCTL_TAS_HOST_DONE), 0x4010_6448);
+        assert_eq!(u64::from(DRM_IOCTL_TAS_HOST_DONE), write(8, 16));
+    }
+
+    /// The layout of `struct drm_tas_host_done`, as the header has it.
+    #[test]
+    fn host_done_layout() {
+        use core::mem::offset_of;
+        assert_eq!(size_of::<drm_tas_host_done>(), 16);
+        assert_eq!(offset_of!(drm_tas_host_done, graph_id), 0);
+        assert_eq!(offset_of!(drm_tas_host_done, node), 8);
+        assert_eq!(offset_of!(drm_tas_host_done, error), 12);
+        assert_eq!((DRM_TAS_OP_HOST, DRM_TAS_SYNC_ON_START), (5, 1));
     }
 }

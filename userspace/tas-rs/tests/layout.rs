@@ -19,7 +19,7 @@ use tas::uapi::*;
 const HOWTO: &str = "\
 set TAS_UAPI_HEADER to the final tas_drm.h without staging markers and \
 TAS_UAPI_INCLUDE to installed kernel uAPI headers, e.g. from the TAS tree:
-    /root/.cache/tas/tools/venv/bin/python tools/series.py show 33 include-uapi/tas_drm.h > /tmp/tas_drm.h
+    /root/.cache/tas/tools/venv/bin/python tools/series.py show 36 include-uapi/tas_drm.h > /tmp/tas_drm.h
     TAS_UAPI_HEADER=/tmp/tas_drm.h TAS_UAPI_INCLUDE=/root/.cache/tas/out/x86/usr/include cargo test";
 
 struct Struct {
@@ -135,6 +135,11 @@ fn structs() -> Vec<Struct> {
             error_index,
         }),
         layout!(drm_tas_template_destroy { handle, pad }),
+        layout!(drm_tas_host_done {
+            graph_id,
+            node,
+            error
+        }),
     ]
 }
 
@@ -168,10 +173,12 @@ fn constants() -> Vec<(&'static str, u64)> {
         DRM_TAS_OP_COPY,
         DRM_TAS_OP_ADD,
         DRM_TAS_OP_MATMUL,
+        DRM_TAS_OP_HOST,
         DRM_TAS_CLASS_NORMAL,
         DRM_TAS_CLASS_LATENCY,
         DRM_TAS_CLASS_BATCH,
         DRM_TAS_NODE_GRAPH,
+        DRM_TAS_SYNC_ON_START,
         DRM_TAS_SUBMIT_FIFO,
         DRM_TAS_SUBMIT_KEEP,
         DRM_TAS_GRAPH_INFO_RELEASE,
@@ -188,6 +195,7 @@ fn constants() -> Vec<(&'static str, u64)> {
         DRM_TAS_TEMPLATE_CREATE,
         DRM_TAS_TEMPLATE_LAUNCH,
         DRM_TAS_TEMPLATE_DESTROY,
+        DRM_TAS_HOST_DONE,
         DRM_IOCTL_TAS_GET_PARAM,
         DRM_IOCTL_TAS_BO_CREATE,
         DRM_IOCTL_TAS_BO_MMAP_OFFSET,
@@ -196,6 +204,7 @@ fn constants() -> Vec<(&'static str, u64)> {
         DRM_IOCTL_TAS_TEMPLATE_CREATE,
         DRM_IOCTL_TAS_TEMPLATE_LAUNCH,
         DRM_IOCTL_TAS_TEMPLATE_DESTROY,
+        DRM_IOCTL_TAS_HOST_DONE,
     ]
 }
 
