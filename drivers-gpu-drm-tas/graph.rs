@@ -257,6 +257,7 @@ use crate::dispatch::{
     is_host,
     ON_START, //
 };
+
 // series: end
 // series: until tas-gangs
 use crate::{
