@@ -48,6 +48,11 @@
 //! are armed. The gang gate's mutex nests inside it, follows the same rules, and is also taken
 //! from the scheduler's timeout handler; the gate takes no dispatcher's lock.
 // series: end
+// series: from tas-host
+//! The host nodes' timer is started and cancelled under it; cancelling waits for a callback
+//! that is running, which is safe because the callback, in hard interrupt context, takes no
+//! lock of the driver: it only queues the work item.
+// series: end
 
 // series: until tas-gangs
 use kernel::{
@@ -218,7 +223,12 @@ struct HostWatch {
 
 /// A node of a launch.
 struct Slot {
+    // series: until tas-host
     /// The job, until the node is released.
+    // series: end
+    // series: from tas-host
+    /// The job, until the node is released; never one for a host node.
+    // series: end
     job: Option<Job<'static, NodeJob>>,
     exec: Arc<NodeExec>,
     /// The fence that syncobj signals of this node got.
@@ -230,7 +240,8 @@ struct Slot {
     // series: from tas-host
     /// For a host node, where it is; `None` for a node of a device ring.
     host: Option<Host>,
-    /// The fence that `DRM_TAS_SYNC_ON_START` signals of this host node got.
+    /// The start fence of a host node, which its `DRM_TAS_SYNC_ON_START` signals refer to:
+    /// signalled when the node is released.
     start: Option<DriverFence>,
     // series: end
 }
@@ -289,6 +300,14 @@ enum LaunchSlot {
     Done(KBox<Launch>),
 }
 
+// series: from tas-host
+/// # Invariants
+///
+/// At most [`MAX_HOSTS`] host nodes are released and not completed at once: the ready set
+/// hands their ring at most [`WINDOW`] nodes, and one more of the latency class, and host nodes
+/// are never in gangs, whose releases the window does not bound. So each released host node has
+/// an entry in `hosts`.
+// series: end
 struct State {
     set: ReadySet<(u32, Ready)>,
     launches: KVec<LaunchSlot>,
@@ -297,15 +316,12 @@ struct State {
     done: usize,
     // series: from tas-host
     /// The released host nodes whose threads have not reported.
-    ///
-    /// INVARIANT: at most [`MAX_HOSTS`] host nodes are released and not completed at once, so
-    /// each has an entry.
     hosts: [Option<HostWatch>; MAX_HOSTS],
     /// How long a released host node may take.
     host_timeout_ns: u64,
-    /// The timer of the earliest deadline in `hosts`, while one is armed; dropping the handle
-    /// cancels it.
-    host_timer: Option<ArcHrTimerHandle<Dispatcher>>,
+    /// The timer of the earliest deadline in `hosts` and that deadline, while one is armed;
+    /// dropping the handle cancels the timer.
+    host_timer: Option<(ArcHrTimerHandle<Dispatcher>, u64)>,
     // series: end
 }
 
@@ -830,6 +846,8 @@ impl State {
         // by, which the type invariant of `hosts` rules out.
         let error = slot.error.or(free.is_none().then_some(EBUSY));
         if let (None, Some(i)) = (error, free) {
+            // INVARIANT: the node takes a free entry; the ready set released it within the
+            // window of the host nodes' ring.
             hosts[i] = Some(HostWatch {
                 l,
                 v,
@@ -878,8 +896,9 @@ impl State {
         }
     }
 
-    /// Completes the released host nodes whose deadline has passed with `ETIMEDOUT`, and
-    /// cancels the timer, which [`State::watch_hosts`] arms again for the rest.
+    /// Completes the released host nodes whose deadline has passed with `ETIMEDOUT`; once the
+    /// timer has expired, drops its handle, so that [`State::watch_hosts`] arms it again for the
+    /// rest.
     fn expire_hosts(&mut self) {
         let now = now_ns();
         let watched = self.hosts;
@@ -890,9 +909,12 @@ impl State {
                 self.unwatch(w.l, w.v);
             }
         }
-        // Dropping the handle cancels the timer, waiting for its callback, which takes no lock;
-        // the work item that runs this holds a reference to the dispatcher.
-        self.host_timer = None;
+        // Dropping the handle cancels the timer, which has expired: it waits for a callback
+        // that is still returning, which takes no lock. The work item that runs this holds a
+        // reference to the dispatcher, so this is not the last one.
+        if self.host_timer.as_ref().is_some_and(|&(_, at)| at <= now) {
+            self.host_timer = None;
+        }
     }
 
     /// Arms the timer for the earliest deadline of the released host nodes, unless it is armed.
@@ -905,13 +927,19 @@ impl State {
         };
         let delta = deadline.saturating_sub(now_ns());
         let delta = Delta::from_nanos(i64::try_from(delta).unwrap_or(i64::MAX));
-        self.host_timer = Some(disp.clone().start(delta));
+        self.host_timer = Some((disp.clone().start(delta), deadline));
     }
     // series: end
 }
 
+// series: until tas-host
 /// The fences of a launch that syncobj signals refer to: those of signalled nodes (by node) and
 /// that of the whole graph.
+// series: end
+// series: from tas-host
+/// The fences of a launch that syncobj signals refer to: those of signalled nodes (by node, or
+/// by `node | ON_START` for a host node's start fence) and that of the whole graph.
+// series: end
 pub(crate) type LaunchFences = (KVec<(u32, ARef<Fence>)>, Option<ARef<Fence>>);
 
 /// A checked node, ready to become part of a launch.
@@ -1149,7 +1177,13 @@ impl Dispatcher {
     /// Starts an instance of `plan` in the launch slot `slot`, with its waits and signals.
     ///
     /// `waits` are the fences the launch waits for, each for one node or (`None`) the whole
+    // series: until tas-host
     /// graph; `signalled` are the nodes that syncobj signals refer to. Returns their fences
+    // series: end
+    // series: from tas-host
+    /// graph; `signalled` are the nodes that syncobj signals refer to (`node | ON_START` for a
+    /// host node's start). Returns their fences
+    // series: end
     /// and, if `graph_signalled`, that of the whole graph. The work done here is proportional
     /// to the waits, signals and source nodes, not to the size of the graph. Nothing fails
     /// after the launch is installed; on failure, the slot is given back and the instance
@@ -1367,10 +1401,8 @@ impl Dispatcher {
                 }
                 // series: from tas-host
                 // A released host node's thread is not waited for.
-                match slot.host {
-                    Some(Host::Waiting) => slot.exec.finish(now_ns(), Some(ESRCH)),
-                    Some(Host::Released) => slot.exec.finish(now_ns(), Some(ECANCELED)),
-                    _ => {}
+                if matches!(slot.host, Some(Host::Waiting | Host::Released)) {
+                    slot.exec.finish(now_ns(), Some(ESRCH));
                 }
                 if let Some(start) = slot.start {
                     start.signal_with_error(ESRCH);
@@ -1396,8 +1428,19 @@ impl Dispatcher {
     pub(crate) fn host_done(self: &Arc<Self>, id: u64, node: u32, error: Option<Error>) -> Result {
         let mut state = self.state.lock();
         let is_id = |s: &LaunchSlot| matches!(s, LaunchSlot::Live(launch) if launch.id == id);
-        let l = state.launches.iter().position(is_id).ok_or(ENOENT)?;
-        state.complete_host(l as u32, node, error)?;
+        // A node that can be reported is released, so it is among the few in `hosts`; the
+        // launches are scanned only to tell why another cannot.
+        let released = state
+            .hosts
+            .iter()
+            .flatten()
+            .find(|w| w.v == node && state.launches.get(w.l as usize).is_some_and(is_id))
+            .map(|w| w.l);
+        let l = match released {
+            Some(l) => l,
+            None => state.launches.iter().position(is_id).ok_or(ENOENT)? as u32,
+        };
+        state.complete_host(l, node, error)?;
         state.release(self);
         Ok(())
     }

@@ -183,6 +183,10 @@ pub(crate) struct TasData {
     pub(crate) ring_depth: u32,
     /// Time after which a running node is aborted.
     pub(crate) job_timeout_ms: u32,
+    // series: from tas-host
+    /// Time after which a released host node that was not reported completes with `ETIMEDOUT`.
+    pub(crate) host_timeout_ms: u32,
+    // series: end
     /// The rings, `num_rings` of them.
     pub(crate) rings: KVec<Arc<Ring>>,
     /// The ring that completes whole graphs; it executes no node.

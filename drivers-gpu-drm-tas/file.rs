@@ -600,7 +600,7 @@ impl drm::file::DriverFile for File {
                     dev.num_rings,
                     &dev.gate,
                     dev.signal_wq,
-                    u64::from(dev.job_timeout_ms) * 1_000_000,
+                    u64::from(dev.host_timeout_ms) * 1_000_000,
                 )?,
                 // series: end
                 budget: Budget::new()?,
@@ -671,6 +671,11 @@ impl File {
             // series: from tas-keep
             uapi::drm_tas_param_DRM_TAS_PARAM_MAX_KEPT_NODES => MAX_KEPT_NODES as u64,
             uapi::drm_tas_param_DRM_TAS_PARAM_MAX_KEPT_GRAPHS => MAX_KEPT as u64,
+            // series: end
+            // series: from tas-host
+            uapi::drm_tas_param_DRM_TAS_PARAM_HOST_TIMEOUT_NS => {
+                u64::from(dev.host_timeout_ms) * 1_000_000
+            }
             // series: end
             // series: end
             _ => return Err(EINVAL),
@@ -1066,11 +1071,15 @@ impl File {
         args: &mut uapi::drm_tas_host_done,
         file: &drm::File<File>,
     ) -> Result<u32> {
-        // `MAX_ERRNO` of `include/linux/err.h`.
-        const MAX_ERRNO: i32 = 4095;
+        // The errnos userspace knows: the kernel's own from `ERESTARTSYS` (512) on must not
+        // reach a fence, whose error other drivers may return from their ioctls.
+        const MAX_USER_ERRNO: i32 = 511;
+        if args.flags != 0 || args.pad != 0 {
+            return Err(EINVAL);
+        }
         let error = match args.error {
             0 => None,
-            e if (-MAX_ERRNO..0).contains(&e) => Some(Error::from_errno(e)),
+            e if (-MAX_USER_ERRNO..0).contains(&e) => Some(Error::from_errno(e)),
             _ => return Err(EINVAL),
         };
         file.inner()

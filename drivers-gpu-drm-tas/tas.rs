@@ -115,6 +115,12 @@ module! {
             default: 1000,
             description: "Running time after which a node fails (10-60000 ms, default 1000)",
         },
+        // series: from tas-host
+        host_timeout_ms: u32 {
+            default: 10000,
+            description: "Time a released host node may take (10-600000 ms, default 10000)",
+        },
+        // series: end
     },
     // series: end
 }
@@ -145,6 +151,13 @@ impl kernel::Module for TasModule {
             pr_err!("job_timeout_ms must be between 10 and 60000, not {job_timeout_ms}\n");
             return Err(EINVAL);
         }
+        // series: from tas-host
+        let host_timeout_ms = module_parameters::host_timeout_ms.value();
+        if !(10..=600_000).contains(&host_timeout_ms) {
+            pr_err!("host_timeout_ms must be between 10 and 600000, not {host_timeout_ms}\n");
+            return Err(EINVAL);
+        }
+        // series: end
         // series: end
         let faux = faux::Registration::new(c"tas", None)?;
 
@@ -238,6 +251,9 @@ impl kernel::Module for TasModule {
                 num_rings,
                 ring_depth,
                 job_timeout_ms,
+                // series: from tas-host
+                host_timeout_ms,
+                // series: end
                 rings,
                 graph_ring,
                 // series: from tas-gangs

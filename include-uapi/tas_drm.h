@@ -176,6 +176,16 @@ enum drm_tas_param {
 	 */
 	DRM_TAS_PARAM_MAX_KEPT_GRAPHS = 15,
 /* series: end */
+/* series: from tas-host */
+
+	/**
+	 * @DRM_TAS_PARAM_HOST_TIMEOUT_NS: Time after which a released host
+	 * node (&DRM_TAS_OP_HOST) that was not reported completes with
+	 * -ETIMEDOUT (module parameter ``host_timeout_ms``, 10 s by default).
+	 * (Since version 6.)
+	 */
+	DRM_TAS_PARAM_HOST_TIMEOUT_NS = 16,
+/* series: end */
 };
 
 /**
@@ -289,13 +299,24 @@ enum drm_tas_op {
 
 	/**
 	 * @DRM_TAS_OP_HOST: Work that a CPU thread does (a host node). No
-	 * buffer; &drm_tas_node.ring and &drm_tas_node.duration_ns must be 0,
-	 * and the node may not be in a gang. Once its dependencies are done,
-	 * the kernel signals the node's &DRM_TAS_SYNC_ON_START points, which
-	 * wakes the thread that waits for them; the node completes when that
-	 * thread reports with &DRM_IOCTL_TAS_HOST_DONE, or with -ETIMEDOUT
-	 * after &DRM_TAS_PARAM_JOB_TIMEOUT_NS, as a hung GPU node does. Not
-	 * with &DRM_TAS_SUBMIT_FIFO. (Since version 6.)
+	 * buffer and no immediate operand; &drm_tas_node.ring and
+	 * &drm_tas_node.duration_ns must be 0, and the node may not be in a
+	 * gang. Once its dependencies are done, the kernel signals the node's
+	 * &DRM_TAS_SYNC_ON_START points, which wakes the thread that waits for
+	 * them; the node completes when that thread reports with
+	 * &DRM_IOCTL_TAS_HOST_DONE, or with -ETIMEDOUT after
+	 * &DRM_TAS_PARAM_HOST_TIMEOUT_NS, as a hung GPU node does. At most two
+	 * host nodes of a file are released at once, three with
+	 * &DRM_TAS_CLASS_LATENCY: the others wait for a report. Not with
+	 * &DRM_TAS_SUBMIT_FIFO. (Since version 6.)
+	 *
+	 * The node's fences, and those of the nodes after it, then depend on
+	 * a userspace thread, bounded only by the timeout. The dma-buf rules
+	 * ("Indefinite DMA Fences" in Documentation/driver-api/dma-buf.rst)
+	 * say that such fences must not reach memory management, even with a
+	 * timeout; drm/tas is a driver for testing, like vgem, whose fences
+	 * userspace signals too, and host nodes are meant for graphs whose
+	 * fences stay with the clients that wait for them.
 	 */
 	DRM_TAS_OP_HOST = 5,
 /* series: end */
@@ -670,6 +691,10 @@ struct drm_tas_node_info {
 	/**
 	 * @error: [out] 0, or the negative errno the node completed with:
 	 * -ETIMEDOUT when it ran longer than &DRM_TAS_PARAM_JOB_TIMEOUT_NS;
+	 * series: from tas-host
+	 * for a host node, -ETIMEDOUT when it was not reported within
+	 * &DRM_TAS_PARAM_HOST_TIMEOUT_NS, or the error its thread reported;
+	 * series: end
 	 * series: from tas-gangs
 	 * -ECANCELED when it did not run because another member of its gang
 	 * failed;
@@ -829,10 +854,14 @@ struct drm_tas_host_done {
 	/** @node: [in] The index of the host node in the graph. */
 	__u32 node;
 	/**
-	 * @error: [in] 0 if the work succeeded, or a negative errno (-4095 to
+	 * @error: [in] 0 if the work succeeded, or a negative errno (-511 to
 	 * -1) that the node completes with and its successors inherit.
 	 */
 	__s32 error;
+	/** @flags: [in] Must be zero. */
+	__u32 flags;
+	/** @pad: [in] Padding, must be zero. */
+	__u32 pad;
 };
 /* series: end */
 
@@ -1060,15 +1089,16 @@ struct drm_tas_host_done {
  *    its node was released by waiting for the node's
  *    &DRM_TAS_SYNC_ON_START point (DRM_IOCTL_SYNCOBJ_TIMELINE_WAIT, or
  *    DRM_IOCTL_SYNCOBJ_EVENTFD to wait in an epoll set). A host node that
- *    is not reported within &DRM_TAS_PARAM_JOB_TIMEOUT_NS of its release
- *    completes with -ETIMEDOUT, and closing the file completes its
- *    released host nodes with -ECANCELED: no fence waits for a thread
- *    without a bound. Errors:
+ *    is not reported within &DRM_TAS_PARAM_HOST_TIMEOUT_NS of its release
+ *    completes with -ETIMEDOUT, and closing the file completes its host
+ *    nodes with -ESRCH, as every node the close cancels: no fence waits
+ *    for a thread without a bound. A thread whose node timed out gets
+ *    -EALREADY while the rest of the graph runs, -ENOENT after. Errors:
  *
  *    - -ENOENT: no graph of this file with that id is in flight (it may
  *      have completed), or it has no such node.
- *    - -EINVAL: the node is not a host node, or the error is neither 0
- *      nor a negative errno.
+ *    - -EINVAL: the node is not a host node; the error is neither 0 nor a
+ *      negative errno from -1 to -511; non-zero flags or padding.
  *    - -EBUSY: the node has not been released yet.
  *    - -EALREADY: the node has completed already (reported, timed out, or
  *      cancelled by the error of a dependency).

@@ -80,7 +80,12 @@
 /* series: end */
 /* series: end */
 /* series: from tas-keep */
+/* series: until tas-host */
 #define TAS_LAST_PARAM		DRM_TAS_PARAM_MAX_KEPT_GRAPHS
+/* series: end */
+/* series: end */
+/* series: from tas-host */
+#define TAS_LAST_PARAM		DRM_TAS_PARAM_HOST_TIMEOUT_NS
 /* series: end */
 
 /* How long a test waits for a graph before it declares the device hung. */
@@ -617,7 +622,7 @@ TEST_F(tas, struct_layout)
 	EXPECT_EQ(sizeof(struct drm_tas_host_done),
 		  (size_t)_IOC_SIZE(DRM_IOCTL_TAS_HOST_DONE));
 	EXPECT_EQ((unsigned int)_IOC_WRITE, _IOC_DIR(DRM_IOCTL_TAS_HOST_DONE));
-	EXPECT_EQ((size_t)16, sizeof(struct drm_tas_host_done));
+	EXPECT_EQ((size_t)24, sizeof(struct drm_tas_host_done));
 /* series: end */
 }
 
@@ -6068,6 +6073,7 @@ TEST_F(tas, host_error_propagates)
 /* The errors of HOST_DONE, on a graph in flight. */
 TEST_F(tas, host_done_errors)
 {
+	struct drm_tas_host_done args = { 0 };
 	struct drm_tas_sync signals[3];
 	struct drm_tas_node nodes[3];
 	struct drm_tas_edge edges[2];
@@ -6094,6 +6100,14 @@ TEST_F(tas, host_done_errors)
 	EXPECT_EQ(-EBUSY, tas_host_done(self->fd, graph_id, 1, 0));
 	EXPECT_EQ(-EINVAL, tas_host_done(self->fd, graph_id, 0, 1));
 	EXPECT_EQ(-EINVAL, tas_host_done(self->fd, graph_id, 0, -4096));
+	/* The kernel's own errnos (ERESTARTSYS and up) do not reach fences. */
+	EXPECT_EQ(-EINVAL, tas_host_done(self->fd, graph_id, 0, -512));
+	args.graph_id = graph_id;
+	args.flags = 1;
+	EXPECT_EQ(-EINVAL, tas_ioctl(self->fd, DRM_IOCTL_TAS_HOST_DONE, &args));
+	args.flags = 0;
+	args.pad = 1;
+	EXPECT_EQ(-EINVAL, tas_ioctl(self->fd, DRM_IOCTL_TAS_HOST_DONE, &args));
 	EXPECT_EQ(-EFAULT, ioctl(self->fd, DRM_IOCTL_TAS_HOST_DONE, NULL) ?
 		  -errno : 0);
 
@@ -6108,7 +6122,7 @@ TEST_F(tas, host_done_errors)
 }
 
 /*
- * A host node that nobody reports completes with -ETIMEDOUT after the job
+ * A host node that nobody reports completes with -ETIMEDOUT after the host
  * timeout, as a hung GPU node does, and so does its successor.
  */
 TEST_F(tas, host_node_times_out)
@@ -6120,10 +6134,11 @@ TEST_F(tas, host_node_times_out)
 	__u64 timeout = 0, graph_id;
 	__u32 graph_sig, done = 0;
 
-	ASSERT_EQ(0, tas_get_param(self->fd, DRM_TAS_PARAM_JOB_TIMEOUT_NS, 0,
+	ASSERT_EQ(0, tas_get_param(self->fd, DRM_TAS_PARAM_HOST_TIMEOUT_NS, 0,
 				   &timeout));
-	if (!timeout || timeout > 2 * TAS_NSEC_PER_SEC)
-		SKIP(return, "job timeout of %llu ns, more than 2 s",
+	ASSERT_GE(timeout, 10 * TAS_NSEC_PER_MSEC);
+	if (timeout > 20 * TAS_NSEC_PER_SEC)
+		SKIP(return, "host timeout of %llu ns, more than 20 s",
 		     (unsigned long long)timeout);
 
 	ASSERT_EQ(0, tas_syncobj_create(self->fd, 0, &graph_sig));
@@ -6181,7 +6196,10 @@ TEST_F(tas, host_node_cancelled_on_close)
 	pfd.fd = sync_fd;
 	pfd.events = POLLIN;
 	pfd.revents = 0;
-	/* Far below the job timeout's order: the close does not wait. */
+	/*
+	 * Below the host timeout (10 s by default); a node that timed out
+	 * instead would carry -ETIMEDOUT.
+	 */
 	EXPECT_EQ(1, poll(&pfd, 1, 5000));
 	memset(&sinfo, 0, sizeof(sinfo));
 	ASSERT_EQ(0, tas_ioctl(sync_fd, SYNC_IOC_FILE_INFO, &sinfo));
@@ -6191,27 +6209,11 @@ TEST_F(tas, host_node_cancelled_on_close)
 	ASSERT_EQ(0, tas_run_nop(self->fd));
 }
 
-/* Submits one graph and reports the element blamed for its failure. */
-static int tas_submit_blamed(int fd, __u32 flags,
-			     const struct drm_tas_node *nodes, __u32 num_nodes,
-			     const struct drm_tas_edge *edges, __u32 num_edges,
-			     const struct drm_tas_sync *waits, __u32 num_waits,
-			     const struct drm_tas_sync *signals,
-			     __u32 num_signals, __u32 *array, __u32 *index)
+/* A GPU node and a host node after it, which host_node_rejected varies. */
+static void tas_host_pair(struct drm_tas_node *nodes)
 {
-	struct drm_tas_submit_graph args;
-	int ret;
-
-	memset(&args, 0, sizeof(args));
-	args.flags = flags;
-	tas_array_init(&args.nodes, nodes, num_nodes, sizeof(*nodes));
-	tas_array_init(&args.edges, edges, num_edges, sizeof(*edges));
-	tas_array_init(&args.waits, waits, num_waits, sizeof(*waits));
-	tas_array_init(&args.signals, signals, num_signals, sizeof(*signals));
-	ret = tas_ioctl(fd, DRM_IOCTL_TAS_SUBMIT_GRAPH, &args);
-	*array = args.error_array;
-	*index = args.error_index;
-	return ret;
+	tas_node_init(&nodes[0], 0, DRM_TAS_OP_NOP, TAS_NSEC_PER_MSEC);
+	tas_node_init(&nodes[1], 0, DRM_TAS_OP_HOST, 0);
 }
 
 /*
@@ -6232,78 +6234,70 @@ TEST_F(tas, host_node_rejected)
 	tas_edge_init(&edge, 0, 1);
 	tas_sync_init(&signals[0], sig, DRM_TAS_NODE_GRAPH, 0);
 
-#define TAS_HOST_GRAPH()                                                  \
-	do {                                                              \
-		tas_node_init(&nodes[0], 0, DRM_TAS_OP_NOP, TAS_NSEC_PER_MSEC); \
-		tas_node_init(&nodes[1], 0, DRM_TAS_OP_HOST, 0);          \
-	} while (0)
-
 	if (self->num_rings > 1) {
-		TAS_HOST_GRAPH();
+		tas_host_pair(nodes);
 		nodes[1].ring = 1;
-		EXPECT_EQ(-EINVAL, tas_submit_blamed(self->fd, 0, nodes, 2,
-						     &edge, 1, NULL, 0, signals,
-						     1, &array, &index));
+		EXPECT_EQ(-EINVAL, tas_submit_blame(self->fd, nodes, 2,
+						    &edge, 1, NULL, 0, signals,
+						    1, &array, &index));
 		EXPECT_EQ((__u32)DRM_TAS_ERROR_NODES, array);
 		EXPECT_EQ(1U, index);
 	}
 
-	TAS_HOST_GRAPH();
+	tas_host_pair(nodes);
 	nodes[1].duration_ns = 1;
-	EXPECT_EQ(-EINVAL, tas_submit_blamed(self->fd, 0, nodes, 2, &edge, 1,
-					     NULL, 0, signals, 1, &array,
-					     &index));
+	EXPECT_EQ(-EINVAL, tas_submit_blame(self->fd, nodes, 2, &edge, 1,
+					    NULL, 0, signals, 1, &array,
+					    &index));
 	EXPECT_EQ((__u32)DRM_TAS_ERROR_NODES, array);
 	EXPECT_EQ(1U, index);
 
-	TAS_HOST_GRAPH();
+	tas_host_pair(nodes);
 	nodes[0].gang = 3;
 	nodes[1].gang = 3;
-	EXPECT_EQ(-EINVAL, tas_submit_blamed(self->fd, 0, nodes, 2, NULL, 0,
-					     NULL, 0, signals, 1, &array,
-					     &index));
+	EXPECT_EQ(-EINVAL, tas_submit_blame(self->fd, nodes, 2, NULL, 0,
+					    NULL, 0, signals, 1, &array,
+					    &index));
 	EXPECT_EQ((__u32)DRM_TAS_ERROR_NODES, array);
 	EXPECT_EQ(1U, index);
 
-	TAS_HOST_GRAPH();
-	EXPECT_EQ(-EINVAL, tas_submit_blamed(self->fd, DRM_TAS_SUBMIT_FIFO,
-					     nodes, 2, &edge, 1, NULL, 0,
-					     signals, 1, &array, &index));
-	EXPECT_EQ((__u32)DRM_TAS_ERROR_NODES, array);
-	EXPECT_EQ(1U, index);
+	/* tas-py's tests check that the stock dispatch names node 1. */
+	tas_host_pair(nodes);
+	EXPECT_EQ(-EINVAL, tas_submit_flags(self->fd, DRM_TAS_SUBMIT_FIFO,
+					    nodes, 2, &edge, 1, NULL, 0,
+					    signals, 1, NULL));
 
 	/* ON_START on a wait, on a GPU node, on the graph; unknown flags. */
-	TAS_HOST_GRAPH();
+	tas_host_pair(nodes);
 	tas_sync_init(&wait, start, DRM_TAS_NODE_GRAPH, 0);
 	wait.flags = DRM_TAS_SYNC_ON_START;
-	EXPECT_EQ(-EINVAL, tas_submit_blamed(self->fd, 0, nodes, 2, &edge, 1,
-					     &wait, 1, signals, 1, &array,
-					     &index));
+	EXPECT_EQ(-EINVAL, tas_submit_blame(self->fd, nodes, 2, &edge, 1,
+					    &wait, 1, signals, 1, &array,
+					    &index));
 	EXPECT_EQ((__u32)DRM_TAS_ERROR_WAITS, array);
 	EXPECT_EQ(0U, index);
 
 	tas_sync_on_start(&signals[1], start, 0, 0);
-	EXPECT_EQ(-EINVAL, tas_submit_blamed(self->fd, 0, nodes, 2, &edge, 1,
-					     NULL, 0, signals, 2, &array,
-					     &index));
+	EXPECT_EQ(-EINVAL, tas_submit_blame(self->fd, nodes, 2, &edge, 1,
+					    NULL, 0, signals, 2, &array,
+					    &index));
 	EXPECT_EQ((__u32)DRM_TAS_ERROR_SIGNALS, array);
 	EXPECT_EQ(1U, index);
 
 	tas_sync_on_start(&signals[1], start, DRM_TAS_NODE_GRAPH, 0);
-	EXPECT_EQ(-EINVAL, tas_submit_blamed(self->fd, 0, nodes, 2, &edge, 1,
-					     NULL, 0, signals, 2, &array,
-					     &index));
+	EXPECT_EQ(-EINVAL, tas_submit_blame(self->fd, nodes, 2, &edge, 1,
+					    NULL, 0, signals, 2, &array,
+					    &index));
 	EXPECT_EQ((__u32)DRM_TAS_ERROR_SIGNALS, array);
 	EXPECT_EQ(1U, index);
 
 	tas_sync_on_start(&signals[1], start, 1, 0);
 	signals[1].flags |= DRM_TAS_SYNC_ON_START << 1;
-	EXPECT_EQ(-EINVAL, tas_submit_blamed(self->fd, 0, nodes, 2, &edge, 1,
-					     NULL, 0, signals, 2, &array,
-					     &index));
+	EXPECT_EQ(-EINVAL, tas_submit_blame(self->fd, nodes, 2, &edge, 1,
+					    NULL, 0, signals, 2, &array,
+					    &index));
 	EXPECT_EQ((__u32)DRM_TAS_ERROR_SIGNALS, array);
 	EXPECT_EQ(1U, index);
-#undef TAS_HOST_GRAPH
 
 	/* Nothing ran: the graph's syncobj is still empty. */
 	EXPECT_EQ(0, tas_syncobj_has_fence(self->fd, sig));
@@ -6360,5 +6354,105 @@ TEST_F(tas, host_node_template)
 	ASSERT_EQ(0, tas_template_destroy(self->fd, tpl));
 	tas_syncobj_destroy(self->fd, graph_sig);
 	tas_syncobj_destroy(self->fd, start);
+}
+
+/* How many of @n nodes of graph @graph_id have started (been released). */
+static int tas_count_started(int fd, __u64 graph_id, __u32 n)
+{
+	struct drm_tas_node_info info[8];
+	int started = 0;
+	__u32 i;
+
+	if (n > 8 || tas_graph_info(fd, graph_id, info, n, NULL))
+		return -1;
+	for (i = 0; i < n; i++)
+		started += info[i].started_ns != 0;
+	return started;
+}
+
+/*
+ * Four independent host nodes: the dispatcher releases two of them (the
+ * window of their ring) in the submission itself, and one more each time
+ * one is reported.
+ */
+TEST_F(tas, host_nodes_released_two_at_a_time)
+{
+	struct drm_tas_node_info info[4];
+	struct drm_tas_node nodes[4];
+	struct drm_tas_sync signal;
+	__u32 graph_sig, i, reported = 0;
+	__u64 graph_id;
+
+	ASSERT_EQ(0, tas_syncobj_create(self->fd, 0, &graph_sig));
+	for (i = 0; i < 4; i++)
+		tas_node_init(&nodes[i], 0, DRM_TAS_OP_HOST, 0);
+	tas_sync_init(&signal, graph_sig, DRM_TAS_NODE_GRAPH, 0);
+	ASSERT_EQ(0, tas_submit(self->fd, nodes, 4, NULL, 0, NULL, 0, &signal,
+				1, &graph_id));
+	EXPECT_EQ(2, tas_count_started(self->fd, graph_id, 4));
+
+	/* Report the released ones, one at a time, until all are done. */
+	while (reported < 4) {
+		ASSERT_EQ(0, tas_graph_info(self->fd, graph_id, info, 4, NULL));
+		for (i = 0; i < 4; i++)
+			if (info[i].started_ns && !info[i].finished_ns)
+				break;
+		ASSERT_LT(i, 4U) TH_LOG("%u reported, none released", reported);
+		ASSERT_EQ(0, tas_host_done(self->fd, graph_id, i, 0));
+		reported++;
+		EXPECT_EQ((int)(reported + 2 < 4 ? reported + 2 : 4),
+			  tas_count_started(self->fd, graph_id, 4));
+	}
+	ASSERT_EQ(0, tas_syncobj_wait_graph(self->fd, graph_sig));
+	tas_syncobj_destroy(self->fd, graph_sig);
+}
+
+/*
+ * A host node after a failed one is not released: its start point signals
+ * with the error, which its thread sees without running, and HOST_DONE
+ * says it has completed.
+ */
+TEST_F(tas, host_node_start_carries_error)
+{
+	struct drm_tas_node_info info[3];
+	struct drm_tas_sync signals[3];
+	struct drm_tas_node nodes[3];
+	struct drm_tas_edge edge;
+	__u32 start0, start1, graph_sig, done = 0;
+	int status = 0;
+	__u64 graph_id;
+
+	ASSERT_EQ(0, tas_syncobj_create(self->fd, 0, &start0));
+	ASSERT_EQ(0, tas_syncobj_create(self->fd, 0, &start1));
+	ASSERT_EQ(0, tas_syncobj_create(self->fd, 0, &graph_sig));
+	tas_node_init(&nodes[0], 0, DRM_TAS_OP_HOST, 0);
+	tas_node_init(&nodes[1], 0, DRM_TAS_OP_HOST, 0);
+	/* Independent, unreported until the end: the graph stays in flight. */
+	tas_node_init(&nodes[2], 0, DRM_TAS_OP_HOST, 0);
+	tas_edge_init(&edge, 0, 1);
+	tas_sync_on_start(&signals[0], start0, 0, 0);
+	tas_sync_on_start(&signals[1], start1, 1, 0);
+	tas_sync_init(&signals[2], graph_sig, DRM_TAS_NODE_GRAPH, 0);
+	ASSERT_EQ(0, tas_submit(self->fd, nodes, 3, &edge, 1, NULL, 0, signals,
+				3, &graph_id));
+	ASSERT_EQ(0, tas_syncobj_wait_graph(self->fd, start0));
+	ASSERT_EQ(0, tas_host_done(self->fd, graph_id, 0, -EIO));
+
+	ASSERT_EQ(0, tas_syncobj_wait_graph(self->fd, start1));
+	ASSERT_EQ(0, tas_syncobj_fence_status(self->fd, start1, &status));
+	EXPECT_EQ(-EIO, status);
+	EXPECT_EQ(-EALREADY, tas_host_done(self->fd, graph_id, 1, 0));
+
+	ASSERT_EQ(0, tas_host_done(self->fd, graph_id, 2, 0));
+	ASSERT_EQ(0, tas_syncobj_wait_graph(self->fd, graph_sig));
+	ASSERT_EQ(0, tas_graph_info(self->fd, graph_id, info, 3, &done));
+	EXPECT_EQ(1U, done);
+	EXPECT_EQ(-EIO, info[1].error);
+	EXPECT_EQ(0ULL, info[1].started_ns);
+	EXPECT_EQ(0, info[2].error);
+
+	tas_syncobj_destroy(self->fd, graph_sig);
+	tas_syncobj_destroy(self->fd, start1);
+	tas_syncobj_destroy(self->fd, start0);
 }
 /* series: end */

@@ -526,7 +526,8 @@ static inline int tas_template_destroy(int fd, __u32 handle)
 
 /*
  * Reports host node @node of graph @graph_id done, with @error (0 or a
- * negative errno, which the node's successors inherit).
+ * negative errno from -1 to -511, which the node's successors inherit; the
+ * kernel rejects anything else with -EINVAL). flags and pad stay zero.
  */
 static inline int tas_host_done(int fd, __u64 graph_id, __u32 node,
 				__s32 error)

@@ -272,9 +272,10 @@ impl Device {
     /// work succeeded, else the errno (`errno.EIO`; `-errno.EIO` is taken
     /// the same way) that the node completes with and its successors
     /// inherit. Raises `tas.Error` with `ENOENT` (the graph is not in
-    /// flight, or has no such node), `EINVAL` (not a host node, or not an
-    /// errno), `EBUSY` (the node is not released yet) or `EALREADY` (it has
-    /// completed already: reported, timed out or cancelled).
+    /// flight, or has no such node), `EINVAL` (not a host node, or not a
+    /// userspace errno, 1 to 511), `EBUSY` (the node is not released yet)
+    /// or `EALREADY` (it has completed already: reported, timed out or
+    /// cancelled).
     #[pyo3(signature = (graph_id, node, error = None))]
     fn host_done(&self, graph_id: u64, node: u32, error: Option<i64>) -> PyResult<()> {
         let raw = i32::try_from(error.unwrap_or(0).unsigned_abs())
@@ -551,7 +552,7 @@ impl Graph {
     /// `signal(..., on_start=True)` points signal, which wakes the thread
     /// waiting for them; the thread does the work and reports it with
     /// `Device.host_done()`, which releases the node's successors. A host
-    /// node not reported within the `JOB_TIMEOUT_NS` parameter completes
+    /// node not reported within the `HOST_TIMEOUT_NS` parameter completes
     /// with `ETIMEDOUT`. Not with `submit(fifo=True)`.
     #[pyo3(signature = (cls = "normal", tag = 0))]
     fn host(&mut self, cls: &str, tag: u64) -> PyResult<u32> {

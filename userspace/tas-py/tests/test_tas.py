@@ -146,6 +146,8 @@ class DeviceTest(unittest.TestCase):
         self.assertGreaterEqual(params["VERSION"], 4)
         self.assertEqual(params["NUM_RINGS"], self.rings)
         self.assertGreaterEqual(self.rings, 2)
+        if params["VERSION"] >= 6:
+            self.assertGreater(params["HOST_TIMEOUT_NS"], 0)
         with self.assertRaises(ValueError):
             self.dev.param("NO_SUCH_PARAM")
 
@@ -375,6 +377,9 @@ class DeviceTest(unittest.TestCase):
         with self.assertRaises(tas.Error) as cm:
             self.dev.host_done(gid, second)     # not released yet
         self.assertEqual(cm.exception.errno, errno.EBUSY)
+        with self.assertRaises(tas.Error) as cm:
+            self.dev.host_done(gid, first, 512)     # not a userspace errno
+        self.assertEqual(cm.exception.errno, errno.EINVAL)
         self.dev.host_done(gid, first)
         with self.assertRaises(tas.Error) as cm:
             self.dev.host_done(gid, first)      # reported already

@@ -334,6 +334,11 @@ fn host_chain(c: &mut Checks, dev: &Device, ring1: u32, rings: u32) -> Result<()
         matches!(r, Err(e) if e.is_invalid()),
         format!("HOST_DONE of a GPU node fails with EINVAL ({r:?})"),
     );
+    let r = dev.host_done_raw(id, last.index(), -512);
+    c.check(
+        matches!(r, Err(e) if e.is_invalid()),
+        format!("HOST_DONE with error -512 (not a userspace errno) fails with EINVAL ({r:?})"),
+    );
     if c.ok(
         start.wait(1, TIMEOUT),
         "wait for the host node's start point",

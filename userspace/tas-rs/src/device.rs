@@ -48,8 +48,8 @@ pub enum Param {
     MaxBoSize = DRM_TAS_PARAM_MAX_BO_SIZE,
     /// Largest simulated duration of a node in ns. Currently 10 s.
     MaxDurationNs = DRM_TAS_PARAM_MAX_DURATION_NS,
-    /// Time after which a running node is aborted with `ETIMEDOUT`; also
-    /// the time a released host node has to be reported.
+    /// Time after which a running node is aborted with `ETIMEDOUT` (not
+    /// for host nodes: see [`Param::HostTimeoutNs`]).
     JobTimeoutNs = DRM_TAS_PARAM_JOB_TIMEOUT_NS,
     /// Number of nodes a ring executes at once.
     RingDepth = DRM_TAS_PARAM_RING_DEPTH,
@@ -68,11 +68,16 @@ pub enum Param {
     /// Largest number of one file's graphs kept until they are read.
     /// Currently 1024. Since version 5.
     MaxKeptGraphs = DRM_TAS_PARAM_MAX_KEPT_GRAPHS,
+    /// Time after which a released host node ([`Op::Host`](crate::Op::Host))
+    /// that was not reported with [`Device::host_done`] completes with
+    /// `ETIMEDOUT` (module parameter `host_timeout_ms`, 10 s by default).
+    /// Since version 6.
+    HostTimeoutNs = DRM_TAS_PARAM_HOST_TIMEOUT_NS,
 }
 
 impl Param {
     /// Every parameter this crate knows, in the header's order.
-    pub const ALL: [Param; 16] = [
+    pub const ALL: [Param; 17] = [
         Param::Version,
         Param::NumRings,
         Param::MaxNodes,
@@ -89,6 +94,7 @@ impl Param {
         Param::MaxTemplateNodes,
         Param::MaxKeptNodes,
         Param::MaxKeptGraphs,
+        Param::HostTimeoutNs,
     ];
 
     /// The `DRM_TAS_PARAM_*` value.
@@ -115,6 +121,7 @@ impl Param {
             Param::MaxTemplateNodes => "MAX_TEMPLATE_NODES",
             Param::MaxKeptNodes => "MAX_KEPT_NODES",
             Param::MaxKeptGraphs => "MAX_KEPT_GRAPHS",
+            Param::HostTimeoutNs => "HOST_TIMEOUT_NS",
         }
     }
 }
@@ -137,11 +144,12 @@ pub struct NodeInfo {
     /// host node, when it was reported done (or timed out).
     pub finished_ns: u64,
     /// The error the node completed with: `ETIMEDOUT` when it ran too long
-    /// (a host node: was not reported in time); `ECANCELED` when another
-    /// member of its gang failed; `ECANCELED` or `ESRCH` when its file was
-    /// closed before it ran (or, for a released host node, before it was
-    /// reported); the error a host node's thread reported; or the error of
-    /// a failed predecessor or waited-for fence.
+    /// (a host node: was not reported within [`Param::HostTimeoutNs`]);
+    /// `ECANCELED` when another member of its gang failed; `ECANCELED` or
+    /// `ESRCH` when its file was closed before it ran (a host node: `ESRCH`
+    /// when its file was closed before it was reported); the error a host
+    /// node's thread reported; or the error of a failed predecessor or
+    /// waited-for fence.
     pub error: Option<Errno>,
     /// The ring of the node; [`Param::NumRings`] for a host node.
     pub ring: u32,
@@ -539,9 +547,10 @@ impl Device {
     ///
     /// The thread learns that the node was released by waiting for a
     /// [`Target::Start`] point of it ([`Syncobj::wait`]). A host node not
-    /// reported within [`Param::JobTimeoutNs`] of its release completes
-    /// with `ETIMEDOUT`; closing the device completes the released ones
-    /// with `ECANCELED`.
+    /// reported within [`Param::HostTimeoutNs`] of its release completes
+    /// with `ETIMEDOUT` (its thread then gets `EALREADY` while the rest of
+    /// the graph runs, `ENOENT` after); closing the device completes its
+    /// host nodes with `ESRCH`, as every node the close cancels.
     ///
     /// ```no_run
     /// use std::time::Duration;
@@ -570,7 +579,7 @@ impl Device {
     ///   with that id is in flight (it may have completed), or it has no
     ///   such node.
     /// - `EINVAL` ([`Error::is_invalid`]): the node is not a host node, or
-    ///   the error is not an errno (1 to 4095).
+    ///   the error is not a userspace errno (1 to 511).
     /// - `EBUSY` ([`Error::is_not_released`]): the node has not been
     ///   released yet (its dependencies are not done).
     /// - `EALREADY` ([`Error::is_already_done`]): the node has completed
@@ -582,7 +591,7 @@ impl Device {
     }
 
     /// As [`Device::host_done`], with the node's index and the error as
-    /// the uAPI has them: 0, or a negative errno (-4095 to -1; the kernel
+    /// the uAPI has them: 0, or a negative errno (-511 to -1; the kernel
     /// rejects anything else with `EINVAL`).
     ///
     /// Errors: as [`Device::host_done`].
@@ -591,6 +600,8 @@ impl Device {
             graph_id,
             node,
             error,
+            flags: 0,
+            pad: 0,
         };
         ioctl::host_done(self.as_fd(), &args)
     }
@@ -652,12 +663,14 @@ mod tests {
 
     #[test]
     fn params() {
-        assert_eq!(Param::ALL.len(), 16);
+        assert_eq!(Param::ALL.len(), 17);
         for (i, p) in Param::ALL.iter().enumerate() {
             assert_eq!(p.to_raw(), i as u32);
         }
         assert_eq!(Param::NumRings.name(), "NUM_RINGS");
         assert_eq!(Param::MaxTemplateNodes.to_raw(), 13);
+        assert_eq!(Param::HostTimeoutNs.to_raw(), 16);
+        assert_eq!(Param::HostTimeoutNs.name(), "HOST_TIMEOUT_NS");
     }
 
     #[test]

@@ -153,8 +153,10 @@ impl Error {
         self.errno == Errno::NOSPC
     }
 
-    /// `ETIME` or `ETIMEDOUT`: a syncobj wait timed out, or a node ran
-    /// longer than the job timeout.
+    /// `ETIME` or `ETIMEDOUT`: a syncobj wait timed out, a node ran longer
+    /// than the job timeout ([`Param::JobTimeoutNs`](crate::Param::JobTimeoutNs)),
+    /// or a host node was not reported within the host timeout
+    /// ([`Param::HostTimeoutNs`](crate::Param::HostTimeoutNs)).
     pub fn is_timeout(&self) -> bool {
         self.errno == Errno::TIME || self.errno == Errno::TIMEDOUT
     }

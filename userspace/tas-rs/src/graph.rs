@@ -101,15 +101,19 @@ pub enum Op {
         k: u16,
     },
     /// Work that a CPU thread does (a host node, uAPI version 6): no
-    /// buffer, no ring (the node's ring must be 0) and no duration (it
-    /// must be 0), and no gang. Once its dependencies are done, the kernel
-    /// releases it and signals its [`Target::Start`] points, which wake the
-    /// thread that waits for them; the thread does the work and reports it
-    /// with [`Device::host_done`](crate::Device::host_done), which
-    /// completes the node and releases its successors. A host node not
-    /// reported within [`Param::JobTimeoutNs`](crate::Param::JobTimeoutNs)
-    /// of its release completes with `ETIMEDOUT`. Not with
-    /// [`SubmitFlags::FIFO`]. Usually added with [`Node::host`].
+    /// buffer, no immediate operand, no ring (the node's ring must be 0)
+    /// and no duration (it must be 0), and no gang. Once its dependencies
+    /// are done, the kernel releases it and signals its [`Target::Start`]
+    /// points, which wake the thread that waits for them; the thread does
+    /// the work and reports it with
+    /// [`Device::host_done`](crate::Device::host_done), which completes the
+    /// node and releases its successors. A host node not
+    /// reported within [`Param::HostTimeoutNs`](crate::Param::HostTimeoutNs)
+    /// of its release completes with `ETIMEDOUT`. At most two host nodes of
+    /// a device file are released at once, three with
+    /// [`Class::Latency`](crate::Class::Latency): the others wait for a
+    /// report. Not with [`SubmitFlags::FIFO`]. Usually added with
+    /// [`Node::host`].
     Host,
 }
 

@@ -46,7 +46,8 @@ pub const DRM_TAS_PARAM_MAX_BO_SIZE: u32 = 7;
 /// Largest simulated duration of a node, in ns. Currently 10 s.
 pub const DRM_TAS_PARAM_MAX_DURATION_NS: u32 = 8;
 /// Time after which a running node is aborted with `ETIMEDOUT` (module
-/// parameter `job_timeout_ms`).
+/// parameter `job_timeout_ms`). Not for host nodes, see
+/// [`DRM_TAS_PARAM_HOST_TIMEOUT_NS`].
 pub const DRM_TAS_PARAM_JOB_TIMEOUT_NS: u32 = 9;
 /// Number of nodes a ring executes at once (module parameter `ring_depth`).
 pub const DRM_TAS_PARAM_RING_DEPTH: u32 = 10;
@@ -64,6 +65,10 @@ pub const DRM_TAS_PARAM_MAX_KEPT_NODES: u32 = 14;
 /// Largest number of one file's graphs kept until they are read. Currently
 /// 1024. (Since version 5.)
 pub const DRM_TAS_PARAM_MAX_KEPT_GRAPHS: u32 = 15;
+/// Time after which a released host node ([`DRM_TAS_OP_HOST`]) that was not
+/// reported completes with `ETIMEDOUT` (module parameter `host_timeout_ms`,
+/// 10 s by default). (Since version 6.)
+pub const DRM_TAS_PARAM_HOST_TIMEOUT_NS: u32 = 16;
 
 /// `error_array`: no single element of the arrays is at fault.
 pub const DRM_TAS_ERROR_NONE: u32 = 0;
@@ -133,13 +138,15 @@ pub const DRM_TAS_OP_ADD: u32 = 3;
 /// 0-15, 16-31 and 32-47 of `imm`, each from 1 to 256. The range sizes must
 /// be exactly 4 * M * K, 4 * K * N and 4 * M * N bytes.
 pub const DRM_TAS_OP_MATMUL: u32 = 4;
-/// Work that a CPU thread does (a host node). No buffer; `ring` and
-/// `duration_ns` must be 0, and the node may not be in a gang. Once its
-/// dependencies are done, the kernel signals the node's
+/// Work that a CPU thread does (a host node). No buffer and no immediate
+/// operand; `ring` and `duration_ns` must be 0, and the node may not be in a
+/// gang. Once its dependencies are done, the kernel signals the node's
 /// [`DRM_TAS_SYNC_ON_START`] points, which wakes the thread that waits for
 /// them; the node completes when that thread reports with
 /// `DRM_IOCTL_TAS_HOST_DONE`, or with `ETIMEDOUT` after
-/// `DRM_TAS_PARAM_JOB_TIMEOUT_NS`, as a hung GPU node does. Not with
+/// [`DRM_TAS_PARAM_HOST_TIMEOUT_NS`], as a hung GPU node does. At most two
+/// host nodes of a file are released at once, three with
+/// [`DRM_TAS_CLASS_LATENCY`]: the others wait for a report. Not with
 /// [`DRM_TAS_SUBMIT_FIFO`]. (Since version 6.)
 pub const DRM_TAS_OP_HOST: u32 = 5;
 
@@ -408,9 +415,13 @@ pub struct drm_tas_host_done {
     pub graph_id: u64,
     /// \[in\] The index of the host node in the graph.
     pub node: u32,
-    /// \[in\] 0 if the work succeeded, or a negative errno (-4095 to -1)
+    /// \[in\] 0 if the work succeeded, or a negative errno (-511 to -1)
     /// that the node completes with and its successors inherit.
     pub error: i32,
+    /// \[in\] Must be zero.
+    pub flags: u32,
+    /// \[in\] Padding, must be zero.
+    pub pad: u32,
 }
 
 /// Command number of GET_PARAM (relative to [`DRM_COMMAND_BASE`]).
@@ -483,7 +494,7 @@ const _: () = assert!(size_of::<drm_tas_graph_info>() == 32);
 const _: () = assert!(size_of::<drm_tas_template_create>() == 56);
 const _: () = assert!(size_of::<drm_tas_template_launch>() == 56);
 const _: () = assert!(size_of::<drm_tas_template_destroy>() == 8);
-const _: () = assert!(size_of::<drm_tas_host_done>() == 16);
+const _: () = assert!(size_of::<drm_tas_host_done>() == 24);
 
 #[cfg(test)]
 mod tests {
@@ -506,24 +517,27 @@ mod tests {
         assert_eq!(u64::from(DRM_IOCTL_TAS_TEMPLATE_DESTROY), expect(7, 8));
     }
 
-    /// `_IOC(_IOC_WRITE, 'd', 0x48, 16)`: HOST_DONE is the one `DRM_IOW`
+    /// `_IOC(_IOC_WRITE, 'd', 0x48, 24)`: HOST_DONE is the one `DRM_IOW`
     /// ioctl, which the kernel does not copy back.
     #[test]
     fn host_done_ioctl_number() {
         let write = |nr: u64, size: u64| (1 << 30) | (size << 16) | (0x64 << 8) | (0x40 + nr);
         assert_eq!(DRM_TAS_HOST_DONE, 0x08);
-        assert_eq!(u64::from(DRM_IOCTL_TAS_HOST_DONE), 0x4010_6448);
-        assert_eq!(u64::from(DRM_IOCTL_TAS_HOST_DONE), write(8, 16));
+        assert_eq!(u64::from(DRM_IOCTL_TAS_HOST_DONE), 0x4018_6448);
+        assert_eq!(u64::from(DRM_IOCTL_TAS_HOST_DONE), write(8, 24));
     }
 
     /// The layout of `struct drm_tas_host_done`, as the header has it.
     #[test]
     fn host_done_layout() {
         use core::mem::offset_of;
-        assert_eq!(size_of::<drm_tas_host_done>(), 16);
+        assert_eq!(size_of::<drm_tas_host_done>(), 24);
         assert_eq!(offset_of!(drm_tas_host_done, graph_id), 0);
         assert_eq!(offset_of!(drm_tas_host_done, node), 8);
         assert_eq!(offset_of!(drm_tas_host_done, error), 12);
+        assert_eq!(offset_of!(drm_tas_host_done, flags), 16);
+        assert_eq!(offset_of!(drm_tas_host_done, pad), 20);
         assert_eq!((DRM_TAS_OP_HOST, DRM_TAS_SYNC_ON_START), (5, 1));
+        assert_eq!(DRM_TAS_PARAM_HOST_TIMEOUT_NS, 16);
     }
 }

@@ -138,7 +138,9 @@ fn structs() -> Vec<Struct> {
         layout!(drm_tas_host_done {
             graph_id,
             node,
-            error
+            error,
+            flags,
+            pad
         }),
     ]
 }
@@ -168,6 +170,7 @@ fn constants() -> Vec<(&'static str, u64)> {
         DRM_TAS_PARAM_MAX_TEMPLATE_NODES,
         DRM_TAS_PARAM_MAX_KEPT_NODES,
         DRM_TAS_PARAM_MAX_KEPT_GRAPHS,
+        DRM_TAS_PARAM_HOST_TIMEOUT_NS,
         DRM_TAS_OP_NOP,
         DRM_TAS_OP_FILL,
         DRM_TAS_OP_COPY,
