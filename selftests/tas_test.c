@@ -6079,6 +6079,7 @@ TEST_F(tas, host_done_errors)
 	struct drm_tas_edge edges[2];
 	__u32 start, graph_sig;
 	__u64 graph_id;
+	int fd2;
 
 	ASSERT_EQ(0, tas_syncobj_create(self->fd, 0, &start));
 	ASSERT_EQ(0, tas_syncobj_create(self->fd, 0, &graph_sig));
@@ -6110,6 +6111,11 @@ TEST_F(tas, host_done_errors)
 	EXPECT_EQ(-EINVAL, tas_ioctl(self->fd, DRM_IOCTL_TAS_HOST_DONE, &args));
 	EXPECT_EQ(-EFAULT, ioctl(self->fd, DRM_IOCTL_TAS_HOST_DONE, NULL) ?
 		  -errno : 0);
+	/* Graph ids are a file's own: another file cannot report the node. */
+	fd2 = tas_open_render_node();
+	ASSERT_GE(fd2, 0);
+	EXPECT_EQ(-ENOENT, tas_host_done(fd2, graph_id, 0, 0));
+	close(fd2);
 
 	ASSERT_EQ(0, tas_host_done(self->fd, graph_id, 0, 0));
 	EXPECT_EQ(-EALREADY, tas_host_done(self->fd, graph_id, 0, 0));
