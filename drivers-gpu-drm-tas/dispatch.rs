@@ -33,7 +33,7 @@
 // series: from tas-host
 //! A host node ([`is_host`]) is run by a CPU thread: releasing it signals its start fence, where
 //! the thread waits, and watches its deadline; the thread reports its completion through
-//! [`Dispatcher::host_done`], or the node completes with `ETIMEDOUT` after the job timeout, so
+//! [`Dispatcher::host_done`], or the node completes with `ETIMEDOUT` after the host timeout, so
 //! that no fence waits for userspace without a bound.
 //!
 // series: end
