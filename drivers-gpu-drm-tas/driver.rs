@@ -102,7 +102,12 @@ pub(crate) const UAPI_VERSION: u64 = 5;
 // series: end
 // series: end
 // series: from tas-host
+// series: until tas-bind
 pub(crate) const UAPI_VERSION: u64 = 6;
+// series: end
+// series: end
+// series: from tas-bind
+pub(crate) const UAPI_VERSION: u64 = 7;
 // series: end
 
 // series: from tas-graph

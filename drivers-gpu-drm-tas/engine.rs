@@ -531,6 +531,7 @@ impl BufRange {
         (&self.map.map).as_view().as_ptr().cast::<u8>()
     }
 
+    // series: until tas-bind
     /// Reads the 32-bit word `index` of the range; a word outside the range reads as zero.
     fn word(&self, index: usize) -> u32 {
         if index >= self.words() {
@@ -559,6 +560,20 @@ impl BufRange {
     fn words(&self) -> usize {
         self.size / 4
     }
+    // series: end
+    // series: from tas-bind
+    /// The range, for one execution of an operation.
+    fn view(&self) -> View<'_> {
+        // INVARIANT: The range is within the mapping (type invariant), which lives as long as
+        // `self`.
+        View {
+            // `offset <= size of the mapping`, so this stays within (or one past) the mapping.
+            base: self.base().wrapping_add(self.offset),
+            size: self.size,
+            _map: core::marker::PhantomData,
+        }
+    }
+    // series: end
 }
 
 impl Drop for BufRange {
@@ -566,6 +581,81 @@ impl Drop for BufRange {
         // SAFETY: `map` is not used again: this is the range's destructor.
         let map = unsafe { ManuallyDrop::take(&mut self.map) };
         self.reaper.release(map);
+    }
+}
+
+// series: end
+// series: from tas-bind
+/// A byte range of a mapped buffer, as one execution of an operation uses it.
+///
+/// # Invariants
+///
+/// `base..base + size` is within a buffer mapping that lives at least for `'a`.
+#[derive(Clone, Copy)]
+struct View<'a> {
+    base: *mut u8,
+    size: usize,
+    _map: core::marker::PhantomData<&'a Mapping>,
+}
+
+impl<'a> View<'a> {
+    /// A range of no bytes: reads as zero, writes nothing.
+    fn empty() -> Self {
+        // INVARIANT: An empty range is within any mapping.
+        Self {
+            base: ptr::null_mut(),
+            size: 0,
+            _map: core::marker::PhantomData,
+        }
+    }
+
+    /// The `size` bytes at `offset` of the range, or an empty range if they are not within it.
+    fn sub(self, offset: usize, size: usize) -> Self {
+        match offset.checked_add(size) {
+            // INVARIANT: Within `self`, which is within its mapping.
+            Some(end) if end <= self.size => Self {
+                base: self.base.wrapping_add(offset),
+                size,
+                _map: self._map,
+            },
+            _ => Self::empty(),
+        }
+    }
+
+    /// Reads the 32-bit word `index` of the range; a word outside the range reads as zero.
+    fn word(&self, index: usize) -> u32 {
+        if index >= self.words() {
+            return 0;
+        }
+        // SAFETY: `index < size / 4`, so the word is within the range, which is within a live
+        // mapping (type invariant). The memory is shared with userspace mappings and with the
+        // other ranges of the operation and of other rings, which may overlap it: it is only
+        // accessed through raw pointers, as an unaligned plain value.
+        unsafe { ptr::read_unaligned(self.base.add(index * 4).cast::<u32>()) }
+    }
+
+    /// Writes the 32-bit word `index` of the range; a word outside the range is not written.
+    fn set_word(&self, index: usize, value: u32) {
+        if index >= self.words() {
+            return;
+        }
+        // SAFETY: As in `word()`.
+        unsafe { ptr::write_unaligned(self.base.add(index * 4).cast::<u32>(), value) };
+    }
+
+    fn words(&self) -> usize {
+        self.size / 4
+    }
+
+    /// Copies the bytes of `src` that fit to the start of the range; the two may overlap.
+    fn copy_from(&self, src: View<'_>) {
+        let len = self.size.min(src.size);
+        if len == 0 {
+            return;
+        }
+        // SAFETY: Both ranges are within live mappings (type invariant) and `len` is at most the
+        // size of each; `ptr::copy()` allows overlap, and no reference to the memory is made.
+        unsafe { ptr::copy(src.base, self.base, len) }
     }
 }
 
@@ -598,6 +688,7 @@ pub(crate) enum Op {
     // series: end
 }
 
+// series: until tas-bind
 impl Op {
     fn execute(&self) {
         match self {
@@ -632,6 +723,126 @@ impl Op {
         }
     }
 }
+// series: end
+// series: from tas-bind
+impl Op {
+    fn execute(&self) {
+        self.execute_in(|_, range| range.view());
+    }
+
+    /// Executes the operation on the ranges that `view` gives for its operands (0: the
+    /// destination, 1 and 2: the sources), each bounded by its own mapping.
+    fn execute_in<'a>(&'a self, view: impl Fn(usize, &'a BufRange) -> View<'a>) {
+        match self {
+            Op::Nop => {}
+            Op::Fill { dst, value } => {
+                let dst = view(0, dst);
+                (0..dst.words()).for_each(|i| dst.set_word(i, *value))
+            }
+            // Submit checks that the sizes match and that the template's ranges do not overlap;
+            // the copy relies on neither, and binds may make them overlap.
+            Op::Copy { dst, src } => view(0, dst).copy_from(view(1, src)),
+            Op::Add { dst, a, b } => {
+                let (dst, a, b) = (view(0, dst), view(1, a), view(2, b));
+                (0..dst.words()).for_each(|i| dst.set_word(i, a.word(i).wrapping_add(b.word(i))))
+            }
+            Op::MatMul { dst, a, b, m, n, k } => {
+                let (dst, a, b) = (view(0, dst), view(1, a), view(2, b));
+                for row in 0..*m {
+                    for col in 0..*n {
+                        let mut acc = 0u32;
+                        for i in 0..*k {
+                            acc = acc.wrapping_add(
+                                a.word(row * k + i).wrapping_mul(b.word(i * n + col)),
+                            );
+                        }
+                        dst.set_word(row * n + col, acc);
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// The operations of a template, shared by all of its launches.
+pub(crate) struct TemplateOps {
+    ops: KVVec<Op>,
+    /// The slot of each operand of each operation (see [`Op::execute_in`]), `u32::MAX` where the
+    /// operation has no such operand.
+    slots: KVVec<[u32; 3]>,
+}
+
+impl TemplateOps {
+    /// Creates the operations of a template with the buffer slots of their operands.
+    pub(crate) fn new(ops: KVVec<Op>, slots: KVVec<[u32; 3]>) -> Self {
+        Self { ops, slots }
+    }
+}
+
+/// The buffers a template launch binds in place of the template's.
+pub(crate) struct Binds {
+    /// Each bound slot once, with the range of its buffer that covers the slot's extent, in
+    /// increasing slot order.
+    slots: KVVec<(u32, BufRange)>,
+}
+
+impl Binds {
+    /// Creates the binds of `slots`, which must be sorted by slot, each slot once.
+    ///
+    /// Returns `EINVAL` if they are not.
+    pub(crate) fn new(slots: KVVec<(u32, BufRange)>) -> Result<Self> {
+        if slots.windows(2).any(|w| w[0].0 >= w[1].0) {
+            return Err(EINVAL);
+        }
+        Ok(Self { slots })
+    }
+
+    /// The range that an operand of slot `slot` uses instead of `range` of the template.
+    fn view<'a>(&'a self, slot: u32, range: &'a BufRange) -> View<'a> {
+        match self.slots.binary_search_by_key(&slot, |(s, _)| *s) {
+            Ok(i) => self.slots[i].1.view().sub(range.offset, range.size),
+            Err(_) => range.view(),
+        }
+    }
+}
+
+/// The operations of one launch of a template: the template's, on the buffers of the launch.
+pub(crate) struct LaunchOps {
+    ops: Arc<TemplateOps>,
+    /// Set by the launch, before its nodes are queued, if it binds buffers.
+    binds: kernel::sync::SetOnce<Binds>,
+}
+
+impl LaunchOps {
+    /// Creates the operations of a launch of `ops`, on the template's buffers until
+    /// [`Self::bind`].
+    pub(crate) fn new(ops: Arc<TemplateOps>) -> Self {
+        Self {
+            ops,
+            binds: kernel::sync::SetOnce::new(),
+        }
+    }
+
+    /// Makes the launch use the buffers of `binds`. Neither allocates nor fails; only the
+    /// first call binds.
+    pub(crate) fn bind(&self, binds: Binds) {
+        // A second call drops its binds: the launch already has its buffers.
+        let _ = self.binds.populate(binds);
+    }
+
+    fn execute(&self, i: usize) {
+        let Some(op) = self.ops.ops.get(i) else {
+            return;
+        };
+        match (self.binds.as_ref(), self.ops.slots.get(i)) {
+            (Some(binds), Some(slots)) => op.execute_in(|j, range| {
+                binds.view(slots.get(j).copied().unwrap_or(u32::MAX), range)
+            }),
+            _ => op.execute(),
+        }
+    }
+}
+// series: end
 
 // series: until tas-templates
 /// The operation of a node.
@@ -642,7 +853,12 @@ impl Op {
 pub(crate) enum OpRef {
     Own(Op),
     // series: from tas-templates
+    // series: until tas-bind
     Shared(Arc<KVVec<Op>>, usize),
+    // series: end
+    // series: from tas-bind
+    Shared(Arc<LaunchOps>, usize),
+    // series: end
     // series: end
 }
 
@@ -650,11 +866,16 @@ impl OpRef {
     fn execute(&self) {
         match self {
             // series: from tas-templates
+            // series: until tas-bind
             OpRef::Shared(ops, i) => {
                 if let Some(op) = ops.get(*i) {
                     op.execute();
                 }
             }
+            // series: end
+            // series: from tas-bind
+            OpRef::Shared(ops, i) => ops.execute(*i),
+            // series: end
             // series: end
             OpRef::Own(op) => op.execute(),
         }

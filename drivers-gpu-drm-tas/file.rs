@@ -829,9 +829,16 @@ impl File {
         file: &drm::File<File>,
         blame: &mut Blame,
     ) -> Result<u32> {
+        // series: until tas-bind
         if args.extensions != 0 || args.flags != 0 {
             return Err(EINVAL);
         }
+        // series: end
+        // series: from tas-bind
+        if args.extensions != 0 || args.flags != 0 || args.pad != 0 {
+            return Err(EINVAL);
+        }
+        // series: end
         let this = file.inner();
         let fits = |t: &Templates, nodes: u64| {
             t.list.len() < MAX_TEMPLATES && t.nodes + nodes <= MAX_TEMPLATE_NODES
@@ -845,6 +852,9 @@ impl File {
         let checked = graph::check_graph(dev, file, &args.nodes, &args.edges, blame)?;
         checked.check_classes(blame)?;
         let template = Template::new(checked, &dev.rings, &this.entities, &this.disp, dev.bg_wq)?;
+        // series: from tas-bind
+        let slots = template.slots();
+        // series: end
         let nodes = template.len() as u64;
         let mut templates = this.templates.lock();
         if !fits(&templates, nodes) {
@@ -860,25 +870,41 @@ impl File {
             .map_err(|_| ENOSPC)?;
         templates.nodes += nodes;
         args.handle = handle;
+        // series: from tas-bind
+        args.slots = slots;
+        // series: end
         Ok(0)
     }
 
     /// IOCTL: template_launch: Run a template as a new graph; on error, say which wait or
     /// signal is at fault, if one is.
     pub(crate) fn template_launch(
+        // series: until tas-bind
         _dev: &TasDevice<Registered>,
+        // series: end
+        // series: from tas-bind
+        dev: &TasDevice<Registered>,
+        // series: end
         _reg_data: &(),
         args: &mut uapi::drm_tas_template_launch,
         file: &drm::File<File>,
     ) -> Result<u32> {
         let mut blame = Blame::default();
+        // series: until tas-bind
         let ret = Self::template_launch_blamed(args, file, &mut blame);
+        // series: end
+        // series: from tas-bind
+        let ret = Self::template_launch_blamed(dev, args, file, &mut blame);
+        // series: end
         args.error_array = blame.array;
         args.error_index = blame.index;
         ret
     }
 
     fn template_launch_blamed(
+        // series: from tas-bind
+        dev: &TasDevice<Registered>,
+        // series: end
         args: &mut uapi::drm_tas_template_launch,
         file: &drm::File<File>,
         blame: &mut Blame,
@@ -889,18 +915,48 @@ impl File {
         }
         // series: end
         // series: from tas-keep
+        // series: until tas-bind
         if args.flags & !uapi::DRM_TAS_SUBMIT_KEEP != 0 {
             return Err(EINVAL);
         }
+        // series: end
+        // series: end
+        // series: from tas-bind
+        if args.flags & !(uapi::DRM_TAS_SUBMIT_KEEP | uapi::DRM_TAS_LAUNCH_BINDS) != 0 {
+            return Err(EINVAL);
+        }
+        // Binds only with the flag, which an older kernel rejects instead of ignoring the binds.
+        let no_binds = args.binds.ptr == 0 && args.binds.count == 0 && args.binds.stride == 0;
+        if args.flags & uapi::DRM_TAS_LAUNCH_BINDS == 0 && !no_binds {
+            return Err(EINVAL);
+        }
+        // series: end
+        // series: from tas-keep
         let keep = args.flags & uapi::DRM_TAS_SUBMIT_KEEP != 0;
         // series: end
         let this = file.inner();
+        // series: until tas-bind
         // As for `submit_graph`.
         let nodes = {
             let templates = this.templates.lock();
             let found = templates.list.iter().find(|(h, _)| *h == args.handle);
             found.map(|(_, t)| t.len() as u32).ok_or(ENOENT)?
         };
+        // series: end
+        // series: from tas-bind
+        // As for `submit_graph`; the binds' buffers are looked up and mapped before anything is
+        // reserved, and without a lock held. Handles are never reused, so the template found
+        // again below is this one, or none.
+        let (nodes, binds) = {
+            let template = {
+                let templates = this.templates.lock();
+                let found = templates.list.iter().find(|(h, _)| *h == args.handle);
+                found.map(|(_, t)| t.clone()).ok_or(ENOENT)?
+            };
+            let binds = graph::check_binds(dev, file, &args.binds, template.extents(), blame)?;
+            (template.len() as u32, binds)
+        };
+        // series: end
         // series: until tas-host
         let launch = this.disp.reserve(this.budget.charge(nodes)?)?;
         let mut graphs = this.graphs.lock();
@@ -932,7 +988,12 @@ impl File {
         }
         // series: end
         let room = Graphs::reserve()?;
+        // series: until tas-bind
         let (inst, mut record) = template.take()?;
+        // series: end
+        // series: from tas-bind
+        let (inst, mut record) = template.take(binds)?;
+        // series: end
         drop(templates);
         record.queued_ns = now_ns();
         let (node_fences, graph_fence) =

@@ -963,6 +963,53 @@ pub(crate) fn check_syncs(
     })
 }
 
+// series: from tas-bind
+/// Copies and checks the binds of a template launch, and looks up and maps their buffers;
+/// `extents` are the extents of the template's slots. `blame` says which bind it failed on.
+pub(crate) fn check_binds(
+    dev: &TasDevice,
+    file: &drm::File<File>,
+    binds: &uapi::drm_tas_array,
+    extents: &[u64],
+    blame: &mut Blame,
+) -> Result<Option<crate::engine::Binds>> {
+    // Each slot at most once: more binds than slots cannot be valid.
+    let n = check_array::<uapi::drm_tas_bind>(binds, extents.len() as u64)?;
+    if n == 0 {
+        return Ok(None);
+    }
+    // SAFETY: The uAPI structure is plain integers.
+    let binds = unsafe { read_array::<uapi::drm_tas_bind>(binds, n) }?;
+    let at = uapi::drm_tas_error_array_DRM_TAS_ERROR_BINDS;
+    // The slot, the bind's index (for blame) and the range of its buffer.
+    let mut slots = KVVec::with_capacity(n, client_gfp())?;
+    for (i, b) in binds.iter().enumerate() {
+        let extent = *extents
+            .get(b.slot as usize)
+            .ok_or_else(|| blame.at(at, i, EINVAL))?;
+        let bo = Bo::lookup_handle(file, b.handle).map_err(|e| blame.at(at, i, e))?;
+        match b.offset.checked_add(extent) {
+            Some(end) if end <= bo.size() as u64 => {}
+            _ => return Err(blame.at(at, i, EINVAL)),
+        }
+        let offset = usize::try_from(b.offset).map_err(|_| blame.at(at, i, EINVAL))?;
+        let extent = usize::try_from(extent).map_err(|_| blame.at(at, i, EINVAL))?;
+        let range = BufRange::new(bo.owned_vmap()?, &dev.reaper, offset, extent)?;
+        slots.push((b.slot, i, range), client_gfp())?;
+    }
+    // Sorted by slot, then by index, so that the second bind of a slot is the one blamed.
+    slots.sort_unstable_by_key(|(slot, i, _)| (*slot, *i));
+    if let Some(w) = slots.windows(2).find(|w| w[0].0 == w[1].0) {
+        return Err(blame.at(at, w[1].1, EINVAL));
+    }
+    let mut list = KVVec::with_capacity(n, client_gfp())?;
+    for (slot, _, range) in slots {
+        list.push((slot, range), client_gfp())?;
+    }
+    crate::engine::Binds::new(list).map(Some)
+}
+
+// series: end
 /// Installs the signal points of a launch; cannot fail.
 pub(crate) fn install_signals(
     sigs: KVec<(Sync, Option<FenceChain>)>,

@@ -12,6 +12,13 @@
 //! The nodes of all launches share the template's operations (and buffer mappings), and each
 //! launch holds the template's plan, so destroying a template with launches in flight is safe:
 //! they complete normally.
+// series: from tas-bind
+//!
+//! A launch may bind other buffers in place of the template's: the template numbers its distinct
+//! buffers (its slots) and keeps the extent of each, the furthest byte its nodes use. A launch's
+//! binds are checked against the extents alone and applied to its prepared instance as a whole,
+//! so their cost does not depend on the number of nodes that use a slot.
+// series: end
 
 use kernel::{
     drm::sched::{
@@ -34,6 +41,7 @@ use kernel::{
     },
 };
 
+// series: until tas-bind
 use crate::{
     dispatch::{
         Dispatcher,
@@ -53,18 +61,54 @@ use crate::{
     },
 };
 
+// series: end
+// series: from tas-bind
+use crate::{
+    dispatch::{
+        Dispatcher,
+        Instance, //
+    },
+    driver::client_gfp,
+    engine::{
+        Binds,
+        LaunchOps,
+        NodeJob,
+        OpRef,
+        Ring,
+        TemplateOps, //
+    },
+    graph::{
+        self,
+        CheckedGraph,
+        GraphRecord, //
+    },
+};
+
+// series: end
 /// Templates a file can have.
 pub(crate) const MAX_TEMPLATES: usize = 64;
 
 /// Instances a template keeps ready.
 const POOL: usize = 2;
+// series: from tas-bind
+
+/// A prepared launch, with the operations that its binds apply to.
+type Prepared = (Instance, GraphRecord, Arc<LaunchOps>);
+// series: end
 
 /// A graph template.
 #[pin_data]
 pub(crate) struct Template {
     plan: Arc<Plan>,
     nodes: KVVec<uapi::drm_tas_node>,
+    // series: until tas-bind
     ops: Arc<KVVec<Op>>,
+    // series: end
+    // series: from tas-bind
+    ops: Arc<TemplateOps>,
+    /// The extent of each buffer slot: the end of the furthest range that a node uses in it.
+    extents: KVVec<u64>,
+    // series: end
     rings: KVec<Arc<Ring>>,
     entities: KVec<Arc<Entity<NodeJob>>>,
     disp: Arc<Dispatcher>,
@@ -72,7 +116,12 @@ pub(crate) struct Template {
     /// the work item prepares.
     memcg: Option<MemCgroup>,
     #[pin]
+    // series: until tas-bind
     pool: Mutex<KVec<(Instance, GraphRecord)>>,
+    // series: end
+    // series: from tas-bind
+    pool: Mutex<KVec<Prepared>>,
+    // series: end
     /// The device's workqueue for work off the fence signalling path, which runs the work item.
     wq: &'static Queue,
     #[pin]
@@ -126,6 +175,10 @@ impl Template {
         for op in checked_ops.iter_mut() {
             ops.push(op.take().ok_or(EINVAL)?, client_gfp())?;
         }
+        // series: from tas-bind
+        let (slots, extents) = buffer_slots(&nodes)?;
+        let ops = TemplateOps::new(ops, slots);
+        // series: end
         let mut ring_list = KVec::with_capacity(rings.len(), client_gfp())?;
         ring_list.extend_from_slice(rings, client_gfp())?;
         let mut entity_list = KVec::with_capacity(entities.len(), client_gfp())?;
@@ -135,6 +188,9 @@ impl Template {
                 plan: Arc::new(plan, client_gfp())?,
                 nodes,
                 ops: Arc::new(ops, client_gfp())?,
+                // series: from tas-bind
+                extents,
+                // series: end
                 rings: ring_list,
                 entities: entity_list,
                 disp: disp.clone(),
@@ -159,6 +215,7 @@ impl Template {
         &self.plan
     }
 
+    // series: until tas-bind
     fn build(&self) -> Result<(Instance, GraphRecord)> {
         graph::instance(
             &self.rings,
@@ -182,9 +239,109 @@ impl Template {
         let _ = self.wq.enqueue(self.clone());
         Ok(inst)
     }
+    // series: end
+    // series: from tas-bind
+    /// The number of buffer slots of the template.
+    pub(crate) fn slots(&self) -> u32 {
+        // At most three per node, and nodes are bounded far below `u32::MAX`.
+        self.extents.len() as u32
+    }
+
+    /// The extent of each buffer slot of the template.
+    pub(crate) fn extents(&self) -> &[u64] {
+        &self.extents
+    }
+
+    fn build(&self) -> Result<Prepared> {
+        let ops = Arc::new(LaunchOps::new(self.ops.clone()), client_gfp())?;
+        let (inst, record) = graph::instance(
+            &self.rings,
+            &self.entities,
+            &self.disp,
+            &self.plan,
+            &self.nodes,
+            |v| Ok(OpRef::Shared(ops.clone(), v)),
+        )?;
+        Ok((inst, record, ops))
+    }
+
+    /// Takes an instance for a launch that uses the buffers of `binds` (the template's if
+    /// `None`): a ready one if there is one, else a new one. Queues the building of the next.
+    pub(crate) fn take(self: &Arc<Self>, binds: Option<Binds>) -> Result<(Instance, GraphRecord)> {
+        let ready = self.pool.lock().pop();
+        let (inst, record, ops) = match ready {
+            Some(prepared) => prepared,
+            None => self.build()?,
+        };
+        // Already queued: it will fill the pool up.
+        let _ = self.wq.enqueue(self.clone());
+        // Before any node of the instance is queued. A prepared instance's operations are bound
+        // by its own launch only.
+        if let Some(binds) = binds {
+            ops.bind(binds);
+        }
+        Ok((inst, record))
+    }
+    // series: end
 
     /// Waits until the work item is idle; it runs driver code.
     pub(crate) fn flush(&self) {
         self.work.flush();
     }
 }
+// series: from tas-bind
+
+/// Numbers the distinct buffers of a template's nodes (its slots) in the order of their first
+/// use: nodes in index order, and in each node the destination, then the sources. Returns the
+/// slot of each operand of each node (`u32::MAX` where it has none, see
+/// [`TemplateOps`]) and the extent of each slot. `O(n log n)` in the operands.
+fn buffer_slots(nodes: &[uapi::drm_tas_node]) -> Result<(KVVec<[u32; 3]>, KVVec<u64>)> {
+    // The operands in use (the others are all zero, see `graph::check_graph()`).
+    let operands = |node: &uapi::drm_tas_node| [node.dst, node.src[0], node.src[1]];
+    let mut uses = KVVec::new();
+    for (v, node) in nodes.iter().enumerate() {
+        for (j, buf) in operands(node).iter().enumerate() {
+            if buf.size != 0 {
+                uses.push((buf.handle, v * 3 + j), client_gfp())?;
+            }
+        }
+    }
+    // First use of each handle, then the handles in the order of their first use.
+    uses.sort_unstable();
+    let mut first = KVVec::new();
+    for (i, &(handle, pos)) in uses.iter().enumerate() {
+        if i == 0 || uses[i - 1].0 != handle {
+            first.push((pos, handle), client_gfp())?;
+        }
+    }
+    first.sort_unstable();
+    // Slot of each handle, by handle.
+    let mut by_handle = KVVec::with_capacity(first.len(), client_gfp())?;
+    for (slot, &(_, handle)) in first.iter().enumerate() {
+        by_handle.push((handle, slot as u32), client_gfp())?;
+    }
+    by_handle.sort_unstable();
+
+    let mut slots = KVVec::with_capacity(nodes.len(), client_gfp())?;
+    let mut extents = KVVec::from_elem(0u64, first.len(), client_gfp())?;
+    for node in nodes {
+        let mut of_node = [u32::MAX; 3];
+        for (j, buf) in operands(node).iter().enumerate() {
+            if buf.size == 0 {
+                continue;
+            }
+            let i = by_handle
+                .binary_search_by_key(&buf.handle, |&(h, _)| h)
+                .map_err(|_| EINVAL)?;
+            let slot = by_handle[i].1;
+            of_node[j] = slot;
+            // Checked against the buffer's size by `graph::check_graph()`.
+            let end = buf.offset.checked_add(buf.size).ok_or(EINVAL)?;
+            let extent = &mut extents[slot as usize];
+            *extent = (*extent).max(end);
+        }
+        slots.push(of_node, client_gfp())?;
+    }
+    Ok((slots, extents))
+}
+// series: end

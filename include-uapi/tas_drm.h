@@ -64,7 +64,13 @@ enum drm_tas_param {
 	 * whenever an ioctl, a parameter or a flag is added. Currently 5.
 	 * series: end
 	 * series: from tas-host
+	 * series: until tas-bind
 	 * whenever an ioctl, a parameter or a flag is added. Currently 6.
+	 * series: end
+	 * series: end
+	 * series: from tas-bind
+	 * whenever an ioctl, a parameter, a field or a flag is added.
+	 * Currently 7.
 	 * series: end
 	 * series: end
 	 */
@@ -543,6 +549,17 @@ struct drm_tas_array {
  */
 #define DRM_TAS_SUBMIT_KEEP	(1u << 1)
 /* series: end */
+/* series: from tas-bind */
+
+/*
+ * Flag of &drm_tas_template_launch.flags: the launch has
+ * &drm_tas_template_launch.binds. Without it, @binds must be all zero. A
+ * kernel older than version 7 rejects the flag with -EINVAL rather than run
+ * the template on its own buffers, as it would if it only saw a shorter
+ * structure. (Since version 7.)
+ */
+#define DRM_TAS_LAUNCH_BINDS	(1u << 2)
+/* series: end */
 
 /**
  * enum drm_tas_error_array - The array of the element that a rejected
@@ -563,6 +580,11 @@ struct drm_tas_array {
  * series: from tas-classes
  * - -EACCES: a node of a class the caller may not use
  * series: end
+ * series: from tas-bind
+ * - -EINVAL: a bind's slot out of range or bound twice, or an offset
+ *   that leaves no room for the slot's extent
+ * - -ENOENT: a bind's unknown buffer
+ * series: end
  *
  * Every other error leaves &DRM_TAS_ERROR_NONE: a bad array header, a limit
  * of the file,
@@ -582,6 +604,13 @@ enum drm_tas_error_array {
 	DRM_TAS_ERROR_WAITS = 3,
 	/** @DRM_TAS_ERROR_SIGNALS: The signal at the error index. */
 	DRM_TAS_ERROR_SIGNALS = 4,
+/* series: from tas-bind */
+	/**
+	 * @DRM_TAS_ERROR_BINDS: The bind at the error index, in
+	 * &drm_tas_template_launch.binds. (Since version 7.)
+	 */
+	DRM_TAS_ERROR_BINDS = 5,
+/* series: end */
 };
 
 /**
@@ -788,7 +817,50 @@ struct drm_tas_template_create {
 
 	/** @error_index: [out] As &drm_tas_submit_graph.error_index. */
 	__u32 error_index;
+/* series: from tas-bind */
+
+	/**
+	 * @slots: [out] The number of buffer slots of the template: its
+	 * distinct GEM handles, numbered in the order of their first use
+	 * (nodes in index order, and in each node ``dst``, then ``src[0]``,
+	 * then ``src[1]``). &drm_tas_template_launch.binds refers to them.
+	 * (Since version 7.)
+	 */
+	__u32 slots;
+
+	/** @pad: [in] Padding, must be zero. (Since version 7.) */
+	__u32 pad;
+/* series: end */
 };
+/* series: from tas-bind */
+
+/**
+ * struct drm_tas_bind - A buffer that a template launch uses in place of
+ * one of the template's.
+ *
+ * Every range that the template's nodes use in slot @slot, at offset o of
+ * the template's buffer, is at @offset + o of @handle in this launch. The
+ * extent of a slot is the end of the furthest range in it (offset + size);
+ * @offset + extent must be within @handle. Two slots may be bound to one
+ * buffer, even to overlapping ranges of it: every operation stays within
+ * its ranges, a copy between overlapping ranges is done as by memmove(),
+ * and what another operation writes over one of its sources is
+ * unspecified.
+ */
+struct drm_tas_bind {
+	/**
+	 * @slot: [in] The slot, below &drm_tas_template_create.slots; each
+	 * slot at most once per launch.
+	 */
+	__u32 slot;
+
+	/** @handle: [in] GEM handle of a TAS buffer of this file. */
+	__u32 handle;
+
+	/** @offset: [in] Where in @handle the slot's offset 0 is. */
+	__u64 offset;
+};
+/* series: end */
 
 /**
  * struct drm_tas_template_launch - Argument of
@@ -802,7 +874,15 @@ struct drm_tas_template_launch {
 	/** @flags: [in] Must be zero. */
 /* series: end */
 /* series: from tas-keep */
+/* series: until tas-bind */
 	/** @flags: [in] Zero, or &DRM_TAS_SUBMIT_KEEP. */
+/* series: end */
+/* series: end */
+/* series: from tas-bind */
+	/**
+	 * @flags: [in] Zero, or &DRM_TAS_SUBMIT_KEEP and &DRM_TAS_LAUNCH_BINDS,
+	 * alone or together.
+	 */
 /* series: end */
 	__u32 flags;
 
@@ -818,14 +898,33 @@ struct drm_tas_template_launch {
 	/** @graph_id: [out] As &drm_tas_submit_graph.graph_id. */
 	__u64 graph_id;
 
+/* series: until tas-bind */
 	/**
 	 * @error_array: [out] As &drm_tas_submit_graph.error_array, for
 	 * @waits and @signals.
 	 */
+/* series: end */
+/* series: from tas-bind */
+	/**
+	 * @error_array: [out] As &drm_tas_submit_graph.error_array, for
+	 * @waits, @signals and @binds.
+	 */
+/* series: end */
 	__u32 error_array;
 
 	/** @error_index: [out] As &drm_tas_submit_graph.error_index. */
 	__u32 error_index;
+/* series: from tas-bind */
+
+	/**
+	 * @binds: [in] With &DRM_TAS_LAUNCH_BINDS, a &struct drm_tas_bind
+	 * array: the buffers this launch uses in place of the template's, at
+	 * most &drm_tas_template_create.slots entries. A slot not bound keeps
+	 * the template's buffer. Without the flag, all zero. (Since
+	 * version 7.)
+	 */
+	struct drm_tas_array binds;
+/* series: end */
 };
 
 /**
@@ -1069,8 +1168,19 @@ struct drm_tas_host_done {
  *    -EINTR), and -ENOENT for an unknown template.
  * series: end
  * series: from tas-keep
+ * series: until tas-bind
  *    signals and flags (-EINVAL, -E2BIG, -ENOENT, -ENOSPC, -EFAULT,
  *    -ENOMEM, -EINTR), and -ENOENT for an unknown template.
+ * series: end
+ * series: end
+ * series: from tas-bind
+ *    signals and flags (-EINVAL, -E2BIG, -ENOENT, -ENOSPC, -EFAULT,
+ *    -ENOMEM, -EINTR), -ENOENT for an unknown template, and for its
+ *    binds: -E2BIG for more binds than the template has slots, -EINVAL
+ *    and -ENOENT as above (with &DRM_TAS_ERROR_BINDS). Binds are checked
+ *    and their buffers mapped before anything of the launch runs; a
+ *    rejected launch runs nothing. The work of a bind is constant, not
+ *    proportional to the number of nodes that use its slot.
  * series: end
  *
  * .. c:macro:: DRM_IOCTL_TAS_TEMPLATE_DESTROY

@@ -46,7 +46,12 @@
 /* series: end */
 /* series: end */
 /* series: from tas-host */
+/* series: until tas-bind */
 #define TAS_UAPI_VERSION	6
+/* series: end */
+/* series: end */
+/* series: from tas-bind */
+#define TAS_UAPI_VERSION	7
 /* series: end */
 #define TAS_MAX_RINGS		16
 /* series: until tas-ops */
@@ -4643,7 +4648,12 @@ TEST_F(tas, keep_template_launch)
 	EXPECT_LE(info[0].finished_ns, info[1].started_ns);
 
 	/* Unknown launch flags. */
+/* series: until tas-bind */
 	launch.flags = DRM_TAS_SUBMIT_KEEP << 1;
+/* series: end */
+/* series: from tas-bind */
+	launch.flags = DRM_TAS_LAUNCH_BINDS << 1;
+/* series: end */
 	EXPECT_EQ(-EINVAL, tas_ioctl(self->fd, DRM_IOCTL_TAS_TEMPLATE_LAUNCH,
 				     &launch));
 	ASSERT_EQ(0, tas_template_destroy(self->fd, handle));
@@ -6460,5 +6470,366 @@ TEST_F(tas, host_node_start_carries_error)
 	tas_syncobj_destroy(self->fd, graph_sig);
 	tas_syncobj_destroy(self->fd, start1);
 	tas_syncobj_destroy(self->fd, start0);
+}
+/* series: end */
+/* series: from tas-bind-tests */
+
+static int tas_template_launch_binds(int fd, __u32 handle,
+				     const struct drm_tas_bind *binds,
+				     __u32 num_binds,
+				     const struct drm_tas_sync *signal,
+				     struct drm_tas_template_launch *args)
+{
+	memset(args, 0, sizeof(*args));
+	args->handle = handle;
+	if (num_binds)
+		args->flags = DRM_TAS_LAUNCH_BINDS;
+	tas_array_init(&args->signals, signal, signal ? 1 : 0, sizeof(*signal));
+	tas_array_init(&args->binds, binds, num_binds, sizeof(*binds));
+	return tas_ioctl(fd, DRM_IOCTL_TAS_TEMPLATE_LAUNCH, args);
+}
+
+/* TEMPLATE_LAUNCH as userspace built against uAPI version 6 encodes it. */
+#define TAS_IOCTL_TEMPLATE_LAUNCH_V6 \
+	_IOC(_IOC_READ | _IOC_WRITE, DRM_IOCTL_BASE, \
+	     DRM_COMMAND_BASE + DRM_TAS_TEMPLATE_LAUNCH, \
+	     offsetof(struct drm_tas_template_launch, binds))
+
+static void tas_bind_init(struct drm_tas_bind *bind, __u32 slot, __u32 handle,
+			  __u64 offset)
+{
+	memset(bind, 0, sizeof(*bind));
+	bind->slot = slot;
+	bind->handle = handle;
+	bind->offset = offset;
+}
+
+/* A page per range: buffers are page-rounded, so sizes are checked in pages. */
+#define TAS_BIND_WORDS	1024
+
+/*
+ * A template "out = a + b; copy = out" created on three buffers is launched
+ * on others: each launch reads and writes the buffers it binds, at the
+ * offsets it binds them at, and the template's buffers and the unbound
+ * slots keep their contents and their use; a launch without binds, or from
+ * userspace that does not know them, runs on the template's buffers again.
+ */
+TEST_F(tas, template_bind_rebinds_buffers)
+{
+	const __u64 range = TAS_BIND_WORDS * sizeof(__u32);
+	struct drm_tas_template_create create;
+	struct drm_tas_template_launch launch;
+	struct drm_tas_bind binds[3];
+	struct drm_tas_node nodes[2];
+	struct drm_tas_sync signal;
+	__u32 a, b, out, a2, out2, done;
+	__u32 *ma, *mb, *mout, *ma2, *mout2;
+	struct drm_tas_edge edge;
+	__u32 i;
+
+	ASSERT_EQ(0, tas_bo_create_map(self->fd, range, &a, (void **)&ma));
+	ASSERT_EQ(0, tas_bo_create_map(self->fd, range, &b, (void **)&mb));
+	ASSERT_EQ(0, tas_bo_create_map(self->fd, 2 * range, &out,
+				       (void **)&mout));
+	ASSERT_EQ(0, tas_bo_create_map(self->fd, 2 * range, &a2,
+				       (void **)&ma2));
+	ASSERT_EQ(0, tas_bo_create_map(self->fd, 4 * range, &out2,
+				       (void **)&mout2));
+	ASSERT_EQ(0, tas_syncobj_create(self->fd, 0, &done));
+	for (i = 0; i < TAS_BIND_WORDS; i++) {
+		ma[i] = i;
+		mb[i] = 1000;
+		ma2[TAS_BIND_WORDS + i] = 7 * i;
+	}
+
+	/* Slots by first use: out (node 0's dst) 0, a 1, b 2. */
+	tas_node_init(&nodes[0], 0, DRM_TAS_OP_ADD, 0);
+	tas_buf_init(&nodes[0].dst, out, 0, range);
+	tas_buf_init(&nodes[0].src[0], a, 0, range);
+	tas_buf_init(&nodes[0].src[1], b, 0, range);
+	tas_node_init(&nodes[1], 1 % self->num_rings, DRM_TAS_OP_COPY, 0);
+	tas_buf_init(&nodes[1].dst, out, range, range);
+	tas_buf_init(&nodes[1].src[0], out, 0, range);
+	tas_edge_init(&edge, 0, 1);
+	memset(&create, 0, sizeof(create));
+	tas_array_init(&create.nodes, nodes, 2, sizeof(nodes[0]));
+	tas_array_init(&create.edges, &edge, 1, sizeof(edge));
+	ASSERT_EQ(0, tas_ioctl(self->fd, DRM_IOCTL_TAS_TEMPLATE_CREATE,
+			       &create));
+	EXPECT_EQ(3U, create.slots);
+
+	/* Unbound: the template's own buffers. */
+	tas_sync_init(&signal, done, DRM_TAS_NODE_GRAPH, 0);
+	ASSERT_EQ(0, tas_template_launch_binds(self->fd, create.handle, NULL, 0,
+					       &signal, &launch));
+	ASSERT_EQ(0, tas_syncobj_wait_graph(self->fd, done));
+	for (i = 0; i < TAS_BIND_WORDS; i++) {
+		ASSERT_EQ(1000 + i, mout[i]) TH_LOG("word %u", i);
+		ASSERT_EQ(1000 + i, mout[TAS_BIND_WORDS + i]) TH_LOG("word %u", i);
+	}
+
+	/* a -> a2 at one range in, out -> out2 at two ranges in; b stays. */
+	tas_bind_init(&binds[0], 1, a2, range);
+	tas_bind_init(&binds[1], 0, out2, 2 * range);
+	ASSERT_EQ(0, tas_template_launch_binds(self->fd, create.handle, binds,
+					       2, &signal, &launch));
+	EXPECT_EQ((__u32)DRM_TAS_ERROR_NONE, launch.error_array);
+	ASSERT_EQ(0, tas_syncobj_wait_graph(self->fd, done));
+	for (i = 0; i < TAS_BIND_WORDS; i++) {
+		ASSERT_EQ(1000 + 7 * i, mout2[2 * TAS_BIND_WORDS + i])
+			TH_LOG("word %u", i);
+		ASSERT_EQ(1000 + 7 * i, mout2[3 * TAS_BIND_WORDS + i])
+			TH_LOG("copied word %u", i);
+		/* Outside the bound ranges, and the template's buffers. */
+		ASSERT_EQ(0U, mout2[i]) TH_LOG("word %u", i);
+		ASSERT_EQ(0U, mout2[TAS_BIND_WORDS + i]) TH_LOG("word %u", i);
+		ASSERT_EQ(1000 + i, mout[i]) TH_LOG("word %u", i);
+		ASSERT_EQ(1000 + i, mout[TAS_BIND_WORDS + i]) TH_LOG("word %u", i);
+		ASSERT_EQ(i, ma[i]) TH_LOG("word %u", i);
+	}
+
+	/*
+	 * Two slots on one buffer: out at a2's first half and a at its
+	 * second, so that the sum of a2's second half and b lands in its
+	 * first half, which the copy then writes over the second.
+	 */
+	tas_bind_init(&binds[0], 0, a2, 0);
+	tas_bind_init(&binds[1], 1, a2, range);
+	ASSERT_EQ(0, tas_template_launch_binds(self->fd, create.handle, binds,
+					       2, &signal, &launch));
+	ASSERT_EQ(0, tas_syncobj_wait_graph(self->fd, done));
+	for (i = 0; i < TAS_BIND_WORDS; i++) {
+		ASSERT_EQ(1000 + 7 * i, ma2[i]) TH_LOG("word %u", i);
+		ASSERT_EQ(1000 + 7 * i, ma2[TAS_BIND_WORDS + i])
+			TH_LOG("word %u", i);
+	}
+
+	/* Without binds again: the template's buffers. */
+	memset(mout, 0, 2 * range);
+	ASSERT_EQ(0, tas_template_launch_binds(self->fd, create.handle, NULL, 0,
+					       &signal, &launch));
+	ASSERT_EQ(0, tas_syncobj_wait_graph(self->fd, done));
+	for (i = 0; i < TAS_BIND_WORDS; i++)
+		ASSERT_EQ(1000 + i, mout[TAS_BIND_WORDS + i]) TH_LOG("word %u", i);
+
+	/*
+	 * Userspace built against version 6 passes the shorter structure:
+	 * what lies beyond it in memory (here binds) is not read, and the
+	 * launch runs on the template's buffers.
+	 */
+	memset(mout, 0, 2 * range);
+	tas_bind_init(&binds[0], 0, out2, 0);
+	memset(&launch, 0, sizeof(launch));
+	launch.handle = create.handle;
+	tas_array_init(&launch.signals, &signal, 1, sizeof(signal));
+	tas_array_init(&launch.binds, binds, 1, sizeof(binds[0]));
+	ASSERT_EQ(0, tas_ioctl(self->fd, TAS_IOCTL_TEMPLATE_LAUNCH_V6, &launch));
+	ASSERT_EQ(0, tas_syncobj_wait_graph(self->fd, done));
+	for (i = 0; i < TAS_BIND_WORDS; i++) {
+		ASSERT_EQ(1000 + i, mout[i]) TH_LOG("word %u", i);
+		ASSERT_EQ(0U, mout2[i]) TH_LOG("word %u", i);
+	}
+
+	ASSERT_EQ(0, tas_template_destroy(self->fd, create.handle));
+	tas_syncobj_destroy(self->fd, done);
+	munmap(mout2, 4 * range);
+	munmap(ma2, 2 * range);
+	munmap(mout, 2 * range);
+	munmap(mb, range);
+	munmap(ma, range);
+}
+
+/*
+ * A copy whose two slots are bound to overlapping ranges of one buffer is
+ * done as memmove() does it.
+ */
+TEST_F(tas, template_bind_overlapping_copy)
+{
+	const __u64 range = TAS_BIND_WORDS * sizeof(__u32);
+	struct drm_tas_template_create create;
+	struct drm_tas_template_launch launch;
+	struct drm_tas_bind binds[2];
+	struct drm_tas_sync signal;
+	struct drm_tas_node node;
+	__u32 x, y, z, done, i;
+	__u32 *mz;
+
+	ASSERT_EQ(0, tas_bo_create(self->fd, range, 0, &x));
+	ASSERT_EQ(0, tas_bo_create(self->fd, range, 0, &y));
+	ASSERT_EQ(0, tas_bo_create_map(self->fd, 2 * range, &z, (void **)&mz));
+	ASSERT_EQ(0, tas_syncobj_create(self->fd, 0, &done));
+	for (i = 0; i < 2 * TAS_BIND_WORDS; i++)
+		mz[i] = i;
+
+	/* y = x: slot 0 is y, slot 1 is x. */
+	tas_node_init(&node, 0, DRM_TAS_OP_COPY, 0);
+	tas_buf_init(&node.dst, y, 0, range);
+	tas_buf_init(&node.src[0], x, 0, range);
+	memset(&create, 0, sizeof(create));
+	tas_array_init(&create.nodes, &node, 1, sizeof(node));
+	ASSERT_EQ(0, tas_ioctl(self->fd, DRM_IOCTL_TAS_TEMPLATE_CREATE,
+			       &create));
+	ASSERT_EQ(2U, create.slots);
+
+	/* z[W/2 .. W/2 + W) = z[0 .. W), the source read before it is written. */
+	tas_bind_init(&binds[0], 0, z, range / 2);
+	tas_bind_init(&binds[1], 1, z, 0);
+	tas_sync_init(&signal, done, DRM_TAS_NODE_GRAPH, 0);
+	ASSERT_EQ(0, tas_template_launch_binds(self->fd, create.handle, binds,
+					       2, &signal, &launch));
+	ASSERT_EQ(0, tas_syncobj_wait_graph(self->fd, done));
+	for (i = 0; i < TAS_BIND_WORDS / 2; i++)
+		ASSERT_EQ(i, mz[i]) TH_LOG("word %u", i);
+	for (i = 0; i < TAS_BIND_WORDS; i++)
+		ASSERT_EQ(i, mz[TAS_BIND_WORDS / 2 + i])
+			TH_LOG("word %u", TAS_BIND_WORDS / 2 + i);
+	for (i = TAS_BIND_WORDS * 3 / 2; i < 2 * TAS_BIND_WORDS; i++)
+		ASSERT_EQ(i, mz[i]) TH_LOG("word %u", i);
+
+	ASSERT_EQ(0, tas_template_destroy(self->fd, create.handle));
+	tas_syncobj_destroy(self->fd, done);
+	munmap(mz, 2 * range);
+	tas_bo_close(self->fd, y);
+	tas_bo_close(self->fd, x);
+}
+
+/*
+ * Bad binds are rejected with their errno and index before anything runs:
+ * the graph's signal is never installed and no buffer is written.
+ */
+TEST_F(tas, template_bind_errors)
+{
+	const __u64 range = TAS_BIND_WORDS * sizeof(__u32);
+	struct drm_tas_template_create create;
+	struct drm_tas_template_launch launch;
+	struct drm_tas_bind binds[3];
+	struct drm_tas_node nodes[2];
+	struct drm_tas_sync signal;
+	struct drm_tas_edge edge;
+	__u32 buf, small, big, done;
+	__u32 *mbuf, *mbig;
+	__u32 i;
+
+	ASSERT_EQ(0, tas_bo_create_map(self->fd, 2 * range, &buf,
+				       (void **)&mbuf));
+	ASSERT_EQ(0, tas_bo_create(self->fd, range, 0, &small));
+	ASSERT_EQ(0, tas_bo_create_map(self->fd, 4 * range, &big,
+				       (void **)&mbig));
+	ASSERT_EQ(0, tas_syncobj_create(self->fd, 0, &done));
+
+	/* One slot of extent 2 * range: fill its second range, then copy. */
+	tas_node_init(&nodes[0], 0, DRM_TAS_OP_FILL, 0);
+	nodes[0].imm = 5;
+	tas_buf_init(&nodes[0].dst, buf, range, range);
+	tas_node_init(&nodes[1], 0, DRM_TAS_OP_COPY, 0);
+	tas_buf_init(&nodes[1].dst, buf, 0, range);
+	tas_buf_init(&nodes[1].src[0], buf, range, range);
+	tas_edge_init(&edge, 0, 1);
+	memset(&create, 0, sizeof(create));
+	tas_array_init(&create.nodes, nodes, 2, sizeof(nodes[0]));
+	tas_array_init(&create.edges, &edge, 1, sizeof(edge));
+	create.pad = 1;
+	EXPECT_EQ(-EINVAL, tas_ioctl(self->fd, DRM_IOCTL_TAS_TEMPLATE_CREATE,
+				     &create));
+	create.pad = 0;
+	ASSERT_EQ(0, tas_ioctl(self->fd, DRM_IOCTL_TAS_TEMPLATE_CREATE,
+			       &create));
+	ASSERT_EQ(1U, create.slots);
+	tas_sync_init(&signal, done, DRM_TAS_NODE_GRAPH, 0);
+
+	/* More binds than slots; then a slot out of range (index 0). */
+	tas_bind_init(&binds[0], 0, big, 0);
+	tas_bind_init(&binds[1], 1, big, 0);
+	EXPECT_EQ(-E2BIG, tas_template_launch_binds(self->fd, create.handle,
+						    binds, 2, &signal,
+						    &launch));
+	EXPECT_EQ((__u32)DRM_TAS_ERROR_NONE, launch.error_array);
+	EXPECT_EQ(-EINVAL, tas_template_launch_binds(self->fd, create.handle,
+						     &binds[1], 1, &signal,
+						     &launch));
+	EXPECT_EQ((__u32)DRM_TAS_ERROR_BINDS, launch.error_array);
+	EXPECT_EQ(0U, launch.error_index);
+
+	/* Binds without DRM_TAS_LAUNCH_BINDS, and a non-zero stride alone. */
+	memset(&launch, 0, sizeof(launch));
+	launch.handle = create.handle;
+	tas_array_init(&launch.signals, &signal, 1, sizeof(signal));
+	tas_array_init(&launch.binds, binds, 1, sizeof(binds[0]));
+	EXPECT_EQ(-EINVAL, tas_ioctl(self->fd, DRM_IOCTL_TAS_TEMPLATE_LAUNCH,
+				     &launch));
+	EXPECT_EQ((__u32)DRM_TAS_ERROR_NONE, launch.error_array);
+	launch.binds.ptr = 0;
+	launch.binds.count = 0;
+	EXPECT_EQ(-EINVAL, tas_ioctl(self->fd, DRM_IOCTL_TAS_TEMPLATE_LAUNCH,
+				     &launch));
+
+	/* Unknown buffer, at index 1. */
+	tas_bind_init(&binds[0], 0, big, 0);
+	tas_bind_init(&binds[1], 0, 0xfffff, 0);
+	ASSERT_EQ(0, tas_template_destroy(self->fd, create.handle));
+	tas_buf_init(&nodes[1].dst, big, 0, range);
+	ASSERT_EQ(0, tas_ioctl(self->fd, DRM_IOCTL_TAS_TEMPLATE_CREATE,
+			       &create));
+	ASSERT_EQ(2U, create.slots);
+	tas_bind_init(&binds[1], 1, 0xfffff, 0);
+	EXPECT_EQ(-ENOENT, tas_template_launch_binds(self->fd, create.handle,
+						     binds, 2, &signal,
+						     &launch));
+	EXPECT_EQ((__u32)DRM_TAS_ERROR_BINDS, launch.error_array);
+	EXPECT_EQ(1U, launch.error_index);
+
+	/*
+	 * A buffer smaller than the slot's extent (two ranges), an offset
+	 * that leaves too little room, one that overflows.
+	 */
+	tas_bind_init(&binds[0], 0, small, 0);
+	EXPECT_EQ(-EINVAL, tas_template_launch_binds(self->fd, create.handle,
+						     binds, 1, &signal,
+						     &launch));
+	EXPECT_EQ((__u32)DRM_TAS_ERROR_BINDS, launch.error_array);
+	EXPECT_EQ(0U, launch.error_index);
+	tas_bind_init(&binds[0], 0, big, 2 * range + 4);
+	EXPECT_EQ(-EINVAL, tas_template_launch_binds(self->fd, create.handle,
+						     binds, 1, &signal,
+						     &launch));
+	EXPECT_EQ((__u32)DRM_TAS_ERROR_BINDS, launch.error_array);
+	tas_bind_init(&binds[0], 0, big, ~0ULL - range);
+	EXPECT_EQ(-EINVAL, tas_template_launch_binds(self->fd, create.handle,
+						     binds, 1, &signal,
+						     &launch));
+	EXPECT_EQ((__u32)DRM_TAS_ERROR_BINDS, launch.error_array);
+
+	/* The second bind of a slot is blamed. */
+	tas_bind_init(&binds[0], 0, big, 0);
+	tas_bind_init(&binds[1], 0, big, 2 * range);
+	EXPECT_EQ(-EINVAL, tas_template_launch_binds(self->fd, create.handle,
+						     binds, 2, &signal,
+						     &launch));
+	EXPECT_EQ((__u32)DRM_TAS_ERROR_BINDS, launch.error_array);
+	EXPECT_EQ(1U, launch.error_index);
+
+	/* Nothing ran: no signal was installed, no buffer written. */
+	EXPECT_EQ(-EINVAL, tas_syncobj_wait(self->fd, done, 0, 0));
+	for (i = 0; i < 4 * TAS_BIND_WORDS; i++)
+		ASSERT_EQ(0U, mbig[i]) TH_LOG("word %u", i);
+	for (i = 0; i < 2 * TAS_BIND_WORDS; i++)
+		ASSERT_EQ(0U, mbuf[i]) TH_LOG("word %u", i);
+
+	/* And a good bind still runs: slot 1 (big) moved by one range. */
+	tas_bind_init(&binds[0], 1, big, range);
+	ASSERT_EQ(0, tas_template_launch_binds(self->fd, create.handle, binds,
+					       1, &signal, &launch));
+	ASSERT_EQ(0, tas_syncobj_wait_graph(self->fd, done));
+	for (i = 0; i < TAS_BIND_WORDS; i++) {
+		ASSERT_EQ(5U, mbig[TAS_BIND_WORDS + i]) TH_LOG("word %u", i);
+		ASSERT_EQ(0U, mbig[i]) TH_LOG("word %u", i);
+		ASSERT_EQ(5U, mbuf[TAS_BIND_WORDS + i]) TH_LOG("word %u", i);
+	}
+
+	ASSERT_EQ(0, tas_template_destroy(self->fd, create.handle));
+	tas_syncobj_destroy(self->fd, done);
+	munmap(mbig, 4 * range);
+	tas_bo_close(self->fd, small);
+	munmap(mbuf, 2 * range);
 }
 /* series: end */

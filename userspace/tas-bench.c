@@ -435,6 +435,15 @@ static __u64 empty_ioctl_p50(int fd, int cold)
 	return percentile(t, cold ? 21 : 201, 50);
 }
 
+/* The nodes of template_launch_p50()'s chain. */
+enum tpl_bufs {
+	TPL_NOP,	/* NOP nodes */
+	TPL_FILL,	/* each fills a word of one buffer (one slot) */
+	TPL_BOUND,	/* as TPL_FILL, launched with the slot bound elsewhere */
+};
+
+static const char *const tpl_bufs_name[] = { "nop", "fill", "fill (bound)" };
+
 /*
  * Median ioctl time of 21 launches of a template of an @n-node chain, each
  * once the previous one has completed and the driver had 50 ms to prepare
@@ -446,26 +455,43 @@ static __u64 empty_ioctl_p50(int fd, int cold)
  * is ready (ready_ns), the rest of the ioctl, and how often the first node
  * had started on its ring before the ioctl returned.
  */
-static int template_launch_p50(int fd, unsigned int n, __u64 *p50)
+static int template_launch_p50(int fd, unsigned int n, enum tpl_bufs bufs,
+			       __u64 *p50)
 {
 	__u64 t[21], taken[21], ready[21], rest[21];
 	unsigned int i, started_before_return = 0;
 	struct drm_tas_node_info *info;
 	__u32 syncobj = 0, handle = 0;
+	__u32 bo[2] = { 0, 0 };
+	struct drm_tas_bind bind = { 0 };
 	struct tas_graph g;
-	int ret;
+	int ret = 0;
 
 	info = calloc(n, sizeof(*info));
 	if (!info || tas_graph_init(&g, n, n, 1)) {
 		free(info);
 		return -ENOMEM;
 	}
+	if (bufs != TPL_NOP) {
+		ret = tas_bo_create(fd, 4ULL * n, &bo[0]);
+		if (!ret)
+			ret = tas_bo_create(fd, 4ULL * n, &bo[1]);
+	}
 	for (i = 0; i < n; i++) {
 		tas_graph_node(&g, 0, i ? 0 : 20 * TAS_MSEC, NULL);
 		if (i)
 			tas_graph_edge(&g, i - 1, i);
+		/* One word each of one buffer: a single slot used n times. */
+		if (bufs != TPL_NOP) {
+			g.nodes[i].op = DRM_TAS_OP_FILL;
+			g.nodes[i].imm = i;
+			tas_buf(&g.nodes[i].dst, bo[0], 4ULL * i, 4);
+		}
 	}
-	ret = tas_template_create(fd, &g, &handle);
+	bind.slot = 0;
+	bind.handle = bo[1];
+	if (!ret)
+		ret = tas_template_create(fd, &g, &handle);
 	tas_graph_free(&g);
 	if (!ret)
 		ret = tas_new_syncobj(fd, &syncobj);
@@ -477,7 +503,8 @@ static int template_launch_p50(int fd, unsigned int n, __u64 *p50)
 		sig.handle = syncobj;
 		sig.node = DRM_TAS_NODE_GRAPH;
 		t0 = now_ns();
-		ret = tas_template_launch(fd, handle, NULL, 0, &sig, 1, 0, &graph_id);
+		ret = tas_template_launch(fd, handle, NULL, 0, &sig, 1, &bind,
+					  bufs == TPL_BOUND, 0, &graph_id);
 		t1 = now_ns();
 		t[i] = t1 - t0;
 		if (!ret)
@@ -492,12 +519,15 @@ static int template_launch_p50(int fd, unsigned int n, __u64 *p50)
 		started_before_return += info[0].started_ns < t1;
 	}
 	free(info);
+	for (i = 0; i < 2; i++)
+		if (bo[i])
+			tas_bo_close(fd, bo[i]);
 	if (ret)
 		return ret;
 	tas_template_destroy(fd, handle);
 	*p50 = percentile(t, 21, 50);
-	printf("  template launch, %u nodes: p50 %.2f us = instance %.2f us + to first node ready %.2f us + rest %.2f us (medians); first node started before the ioctl returned in %u of 21\n",
-	       n, *p50 / 1e3, percentile(taken, 21, 50) / 1e3,
+	printf("  template launch, %u %s nodes: p50 %.2f us = instance %.2f us + to first node ready %.2f us + rest %.2f us (medians); first node started before the ioctl returned in %u of 21\n",
+	       n, tpl_bufs_name[bufs], *p50 / 1e3, percentile(taken, 21, 50) / 1e3,
 	       percentile(ready, 21, 50) / 1e3, percentile(rest, 21, 50) / 1e3,
 	       started_before_return);
 	return 0;
@@ -505,14 +535,18 @@ static int template_launch_p50(int fd, unsigned int n, __u64 *p50)
 
 static int bench_template(int fd)
 {
-	__u64 one = 0, big = 0, huge = 0, empty, hot;
+	__u64 one = 0, big = 0, huge = 0, fill = 0, bound = 0, empty, hot;
 	int ret;
 
-	ret = template_launch_p50(fd, 1, &one);
+	ret = template_launch_p50(fd, 1, TPL_NOP, &one);
 	if (!ret)
-		ret = template_launch_p50(fd, 1000, &big);
+		ret = template_launch_p50(fd, 1000, TPL_NOP, &big);
 	if (!ret)
-		ret = template_launch_p50(fd, 10000, &huge);
+		ret = template_launch_p50(fd, 10000, TPL_NOP, &huge);
+	if (!ret)
+		ret = template_launch_p50(fd, 1000, TPL_FILL, &fill);
+	if (!ret)
+		ret = template_launch_p50(fd, 1000, TPL_BOUND, &bound);
 	if (ret)
 		return ret;
 	empty = empty_ioctl_p50(fd, 1);
@@ -525,6 +559,8 @@ static int bench_template(int fd)
 	       "launch of a 1000-node / a 1-node template");
 	result("template_launch_10000_over_1", one ? (double)huge / one : 0, "0.8-1.25",
 	       "launch of a 10000-node / a 1-node template");
+	result("template_launch_bound_over_unbound", fill ? (double)bound / fill : 0, "<= 1.25",
+	       "launch of a 1000-node template whose nodes all use one buffer slot, with that slot bound to another buffer / without");
 	return 0;
 }
 

@@ -111,6 +111,7 @@ struct fuzz_shared {
 	atomic_ulong graphs;		/* accepted submissions and launches */
 	atomic_ulong fds_closed_busy;	/* files closed with graphs in flight */
 	atomic_ulong templates_destroyed;
+	atomic_ulong bound_launches;	/* launches with binds that the kernel took */
 	atomic_int stop;
 	/* Soak: accepted graphs and last point of each slot's public syncobj. */
 	atomic_ulong soak_done[FUZZ_MAX_PROCS];
@@ -161,6 +162,7 @@ struct fuzz_file {
 	unsigned int nbo;
 	__u32 tpl[FUZZ_TEMPLATES];
 	__u32 tpl_nodes[FUZZ_TEMPLATES];
+	__u32 tpl_slots[FUZZ_TEMPLATES];
 	unsigned int ntpl;
 	__u64 graph[FUZZ_GRAPHS];
 	__u32 graph_nodes[FUZZ_GRAPHS];
@@ -235,13 +237,13 @@ static int xioctl(struct fuzz_thread *t, int id, void *arg)
  * that one element causes; nothing otherwise.
  */
 static void check_blame(struct fuzz_thread *t, int id, int err, __u32 array,
-			__u32 index, const __u32 counts[DRM_TAS_ERROR_SIGNALS + 1])
+			__u32 index, const __u32 counts[DRM_TAS_ERROR_BINDS + 1])
 {
 	bool element = err == -EINVAL || err == -ENOENT || err == -ELOOP ||
 		       err == -EACCES;
 
 	if (array == DRM_TAS_ERROR_NONE ? index == 0 :
-	    array <= DRM_TAS_ERROR_SIGNALS && element && index < counts[array])
+	    array <= DRM_TAS_ERROR_BINDS && element && index < counts[array])
 		return;
 	atomic_fetch_add(&sh->blame_violations, 1);
 	fprintf(stderr,
@@ -780,7 +782,7 @@ static void do_submit(struct fuzz_thread *t, bool tpl_create)
 		s.pad = 1;
 	}
 	if (tpl_create) {
-		__u32 counts[] = { 0, c.nodes.count, c.edges.count, 0, 0 };
+		__u32 counts[] = { 0, c.nodes.count, c.edges.count, 0, 0, 0 };
 		int err = xioctl(t, IOC_TEMPLATE_CREATE, &c);
 
 		check_blame(t, IOC_TEMPLATE_CREATE, err, c.error_array,
@@ -801,6 +803,7 @@ static void do_submit(struct fuzz_thread *t, bool tpl_create)
 			}
 			f->tpl[i] = c.handle;
 			f->tpl_nodes[i] = n;
+			f->tpl_slots[i] = c.slots;
 		}
 		return;
 	}
@@ -828,7 +831,7 @@ static void do_submit(struct fuzz_thread *t, bool tpl_create)
 	err = xioctl(t, IOC_SUBMIT_GRAPH, &s);
 	check_blame(t, IOC_SUBMIT_GRAPH, err, s.error_array, s.error_index,
 		    (__u32[]){ 0, s.nodes.count, s.edges.count, s.waits.count,
-			       s.signals.count });
+			       s.signals.count, 0 });
 	if (!err)
 		accepted(t, sigs, idx, ns, s.graph_id, n);
 }
@@ -838,13 +841,15 @@ static void do_launch(struct fuzz_thread *t)
 	struct drm_tas_template_launch l = { 0 };
 	struct fuzz_file *f = t->cur;
 	struct drm_tas_sync waits[4], sigs[4];
+	struct drm_tas_bind binds[3];
+	__u32 n = 1, nw, ns, nb = 0, slots = 0, i;
 	int idx[4], err;
-	__u32 n = 1, nw, ns, i;
 
 	if (f->ntpl && !one_in(t, 10)) {
 		i = rnd_below(t, f->ntpl);
 		l.handle = f->tpl[i];
 		n = f->tpl_nodes[i];
+		slots = f->tpl_slots[i];
 	} else {
 		t->what = "unknown template";
 		l.handle = rnd_below(t, 100);
@@ -867,9 +872,34 @@ static void do_launch(struct fuzz_thread *t)
 	      one_in(t, 10));
 	place(t, t->sync_arena[1], FUZZ_SYNC_ARENA, sigs, ns, sizeof(sigs[0]), &l.signals,
 	      false);
+	/*
+	 * Binds: a slot of the template (or one past them), a buffer of the
+	 * file (or an unknown handle) and an offset within it, or past it.
+	 */
+	if (one_in(t, 3)) {
+		nb = 1 + rnd_below(t, 3);
+		for (i = 0; i < nb; i++) {
+			__u64 size;
+
+			memset(&binds[i], 0, sizeof(binds[i]));
+			binds[i].slot = rnd_below(t, slots + 1);
+			binds[i].handle = pick_bo(t, &size);
+			binds[i].offset = one_in(t, 8) ? ~0ULL - rnd_below(t, 4096) :
+					  4 * rnd_below(t, size / 8 + 1);
+		}
+		t->what = "binds";
+		if (one_in(t, 10))
+			t->what = "binds without their flag";
+		else
+			l.flags |= DRM_TAS_LAUNCH_BINDS;
+	}
+	place(t, t->info_arena, FUZZ_INFO_ARENA, binds, nb, sizeof(binds[0]), &l.binds,
+	      nb && one_in(t, 10));
 	err = xioctl(t, IOC_TEMPLATE_LAUNCH, &l);
 	check_blame(t, IOC_TEMPLATE_LAUNCH, err, l.error_array, l.error_index,
-		    (__u32[]){ 0, 0, 0, l.waits.count, l.signals.count });
+		    (__u32[]){ 0, 0, 0, l.waits.count, l.signals.count, l.binds.count });
+	if (!err && l.binds.count)
+		atomic_fetch_add_explicit(&sh->bound_launches, 1, memory_order_relaxed);
 	if (!err)
 		accepted(t, sigs, idx, ns, l.graph_id, n);
 }
@@ -895,6 +925,7 @@ static void do_template_destroy(struct fuzz_thread *t)
 		if (f->ntpl && f->tpl[i] == d.handle) {
 			f->tpl[i] = f->tpl[--f->ntpl];
 			f->tpl_nodes[i] = f->tpl_nodes[f->ntpl];
+			f->tpl_slots[i] = f->tpl_slots[f->ntpl];
 		}
 	}
 }
@@ -1885,10 +1916,11 @@ int main(int argc, char **argv)
 		       (unsigned long)sh->graphs, soak_graphs * nprocs, (now_ns() - start) / 1e9,
 		       sh->graphs / ((now_ns() - start) / 1e9), (unsigned long)sh->soak_waits,
 		       (unsigned long)sh->soak_rejected, unfinished);
-	printf("tas-fuzz: %lu ioctls (%lu ok) in %.1f s, %.0f/s; %lu graphs accepted, %u processes killed, %lu files closed with graphs in flight, %lu templates destroyed; %lu errno violations, %lu node error violations, %lu blame violations, %lu lost completions, %u processes failed: %s\n",
+	printf("tas-fuzz: %lu ioctls (%lu ok) in %.1f s, %.0f/s; %lu graphs accepted, %u processes killed, %lu files closed with graphs in flight, %lu templates destroyed, %lu launches with binds; %lu errno violations, %lu node error violations, %lu blame violations, %lu lost completions, %u processes failed: %s\n",
 	       total, ok, (now_ns() - start) / 1e9, total / ((now_ns() - start) / 1e9),
 	       (unsigned long)sh->graphs, killed, (unsigned long)sh->fds_closed_busy,
-	       (unsigned long)sh->templates_destroyed, (unsigned long)sh->errno_violations,
+	       (unsigned long)sh->templates_destroyed, (unsigned long)sh->bound_launches,
+	       (unsigned long)sh->errno_violations,
 	       (unsigned long)sh->node_error_violations, (unsigned long)sh->blame_violations,
 	       lost, crashed, bad ? "FAILED" : "ok");
 	printf("TAS-FUZZ-JSON {\"mode\": \"%s\", \"seed\": %llu, \"processes\": %u, \"threads\": %u, \"seconds\": %.1f, \"ioctls\": %lu, \"ioctls_per_s\": %.0f, \"graphs\": %lu, \"graphs_per_s\": %.0f, \"killed\": %u, \"cross_process_waits\": %lu, \"errno_violations\": %lu, \"node_error_violations\": %lu, \"rejected\": %lu, \"lost_completions\": %lu, \"failed_processes\": %u, \"missing\": %lu}\n",

@@ -107,7 +107,8 @@ static int template_launch(int fd, __u32 handle, __u32 timeline, __u64 n)
 	signal.handle = timeline;
 	signal.node = DRM_TAS_NODE_GRAPH;
 	signal.point = n + 1;
-	return tas_template_launch(fd, handle, &wait, n ? 1 : 0, &signal, 1, 0, NULL);
+	return tas_template_launch(fd, handle, &wait, n ? 1 : 0, &signal, 1,
+				   NULL, 0, 0, NULL);
 }
 
 /* A template client: launches until told to stop, then closes its file. */

@@ -435,6 +435,14 @@ static inline int tas_bo_create(int fd, __u64 size, __u32 *handle)
 	return 0;
 }
 
+/* Closes the GEM handle @handle of a buffer object. */
+static inline int tas_bo_close(int fd, __u32 handle)
+{
+	struct drm_gem_close close = { .handle = handle };
+
+	return ioctl(fd, DRM_IOCTL_GEM_CLOSE, &close) ? -errno : 0;
+}
+
 /* Sets @b to @size bytes at @offset of buffer object @handle. */
 static inline void tas_buf(struct drm_tas_buf *b, __u32 handle, __u64 offset,
 			   __u64 size)
@@ -493,22 +501,26 @@ static inline int tas_template_create(int fd, const struct tas_graph *g,
 }
 
 /*
- * Launches template @handle with @nwaits waits and @nsignals signals;
- * writes the new graph's id to @graph_id if not NULL.
+ * Launches template @handle with @nwaits waits and @nsignals signals, on the
+ * buffers of @nbinds @binds (none: the template's own); writes the new
+ * graph's id to @graph_id if not NULL.
  */
 static inline int tas_template_launch(int fd, __u32 handle,
 				      const struct drm_tas_sync *waits,
 				      __u32 nwaits,
 				      const struct drm_tas_sync *signals,
-				      __u32 nsignals, __u32 flags,
+				      __u32 nsignals,
+				      const struct drm_tas_bind *binds,
+				      __u32 nbinds, __u32 flags,
 				      __u64 *graph_id)
 {
 	struct drm_tas_template_launch launch = { 0 };
 
 	launch.handle = handle;
-	launch.flags = flags;
+	launch.flags = flags | (nbinds ? DRM_TAS_LAUNCH_BINDS : 0);
 	launch.waits = tas_array(waits, nwaits, sizeof(*waits));
 	launch.signals = tas_array(signals, nsignals, sizeof(*signals));
+	launch.binds = tas_array(binds, nbinds, sizeof(*binds));
 	if (ioctl(fd, DRM_IOCTL_TAS_TEMPLATE_LAUNCH, &launch))
 		return -errno;
 	if (graph_id)

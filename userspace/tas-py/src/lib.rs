@@ -249,8 +249,12 @@ impl Device {
     /// the template or `None` for the whole graph; a signal
     /// `(syncobj, point, node, True)` signals when host node `node` of this
     /// launch is released (as `Graph.signal(..., on_start=True)`); `keep`
-    /// as for `submit()`.
-    #[pyo3(signature = (template, waits = Vec::new(), signals = Vec::new(), keep = false))]
+    /// as for `submit()`. `binds` maps buffer slots of the template
+    /// (`Template.slots`: its distinct buffers in the order of their first
+    /// use) to `(bo, offset)` pairs this launch uses instead, e.g.
+    /// `{0: (x2, 0)}`; a slot left out keeps the template's buffer.
+    #[pyo3(signature = (template, waits = Vec::new(), signals = Vec::new(), keep = false,
+                        binds = None))]
     fn launch(
         &self,
         py: Python<'_>,
@@ -258,13 +262,19 @@ impl Device {
         waits: Vec<SyncEntry<'_>>,
         signals: Vec<SyncEntry<'_>>,
         keep: bool,
+        binds: Option<BindTable<'_>>,
     ) -> PyResult<u64> {
         let enc = |v: &[SyncEntry<'_>]| -> PyResult<Vec<_>> { v.iter().map(|e| e.get()).collect() };
         let (w, s) = (enc(&waits)?, enc(&signals)?);
+        let binds = binds.unwrap_or_default();
+        let b: Vec<tas::Bind<'_>> = binds
+            .iter()
+            .map(|(slot, (bo, offset))| tas::Bind::new(*slot, bo.0.get(), *offset))
+            .collect();
         let t = template.0.get();
         let mut flags = tas::SubmitFlags::empty();
         flags.set(tas::SubmitFlags::KEEP, keep);
-        check(py.detach(|| self.0.launch_with(t, &w, &s, flags)))
+        check(py.detach(|| self.0.launch_bound(t, &w, &s, &b, flags)))
     }
 
     /// Reports that host node `node` of graph `graph_id` has done its work,
@@ -399,7 +409,19 @@ impl Template {
     fn node_count(&self) -> u32 {
         self.0.get().node_count()
     }
+
+    /// The number of buffer slots, which `Device.launch(binds=...)` binds:
+    /// the template's distinct buffers, numbered in the order of their
+    /// first use (nodes in order, and in each the destination, then the
+    /// sources).
+    #[getter]
+    fn slots(&self) -> u32 {
+        self.0.get().slots()
+    }
 }
+
+/// `Device.launch()`'s binds: a dict from slot to `(bo, offset)`.
+type BindTable<'py> = std::collections::BTreeMap<u32, (PyRef<'py, Bo>, u64)>;
 
 /// A dependency graph under construction.
 ///

@@ -272,6 +272,38 @@ class DeviceTest(unittest.TestCase):
             self.dev.launch(t, signals=[(s, 1, None)])
         self.assertEqual(cm.exception.errno, errno.EINVAL)
 
+    def test_template_binds(self):
+        # One template, many inputs: each launch fills and copies the
+        # buffers it binds, the template's own stay as they were.
+        if self.dev.param("VERSION") < 7:
+            self.skipTest("binds need uAPI version 7")
+        src, dst = self.dev.bo(4096), self.dev.bo(4096)
+        g = tas.Graph()
+        fill = g.fill(0, src.range(0, 4096), 1)
+        copy = g.copy(1, dst.range(0, 4096), src.range(0, 4096))
+        g.edge(fill, copy)
+        t = self.dev.template(g)
+        self.assertEqual(t.slots, 2)  # src (first used by the fill), dst
+        s = self.dev.syncobj()
+        outs = []
+        for value in (2, 3):
+            src2, dst2 = self.dev.bo(8192), self.dev.bo(4096)
+            # The fill's value is the template's; the buffers are new.
+            self.dev.launch(t, signals=[(s, 0, None)], binds={0: (src2, 4096), 1: (dst2, 0)})
+            s.wait(timeout=30)
+            outs.append((src2, dst2))
+        for src2, dst2 in outs:
+            words = src2.u32s()
+            self.assertEqual(set(words[:1024]), {0})
+            self.assertEqual(set(words[1024:]), {1})
+            self.assertEqual(set(dst2.u32s()), {1})
+        self.assertEqual(set(src.u32s()), {0})
+        self.assertEqual(set(dst.u32s()), {0})
+        small = self.dev.bo(4096)
+        with self.assertRaises(tas.Error) as cm:
+            self.dev.launch(t, binds={0: (small, 4096)})
+        self.assertEqual(cm.exception.errno, errno.EINVAL)
+
     def test_keep_and_release(self):
         # A kept graph outlives 70 later ones (the history keeps 64) until
         # it is read with release=True.

@@ -16,8 +16,8 @@ use std::fmt::Display;
 use std::process::ExitCode;
 use std::time::Duration;
 use tas::{
-    Class, Culprit, Device, Errno, Error, Graph, GraphInfo, Node, NodeInfo, Op, Param, SubmitFlags,
-    Target,
+    Bind, Class, Culprit, Device, Errno, Error, Graph, GraphInfo, Node, NodeInfo, Op, Param,
+    SubmitFlags, Target,
 };
 
 /// How long any wait may take; the nodes run for a few ms.
@@ -296,6 +296,74 @@ fn template(c: &mut Checks, dev: &Device, ring1: u32) -> Result<(), Error> {
     Ok(())
 }
 
+/// A fill -> copy template launched on buffers of its own, and a bad bind.
+fn template_binds(c: &mut Checks, dev: &Device, ring1: u32) -> Result<(), Error> {
+    let (src, dst) = (dev.create_bo(HALF)?, dev.create_bo(HALF)?);
+    let mut g = Graph::new();
+    let fill = g.add(Node::new(
+        0,
+        Op::Fill {
+            dst: src.whole(),
+            value: 0x600d,
+        },
+    ));
+    let copy = g.add(Node::new(
+        ring1,
+        Op::Copy {
+            dst: dst.whole(),
+            src: src.whole(),
+        },
+    ));
+    g.edge(fill, copy)?;
+    let Some(t) = c.ok(dev.create_template(&g), "create a fill -> copy template") else {
+        return Ok(());
+    };
+    c.check(
+        t.slots() == 2,
+        format!("the template has {} buffer slots (2)", t.slots()),
+    );
+    // Slot 0 (the fill's buffer) at the second half of a new buffer.
+    let (src2, dst2) = (dev.create_bo(2 * HALF)?, dev.create_bo(HALF)?);
+    let sync = dev.create_syncobj(false)?;
+    let binds = [Bind::new(0, &src2, HALF), Bind::new(1, &dst2, 0)];
+    let signals = [(sync.at(1), Target::Graph)];
+    let flags = SubmitFlags::empty();
+    if c.ok(
+        dev.launch_bound(&t, &[], &signals, &binds, flags),
+        "launch it on two other buffers",
+    )
+    .is_none()
+        || c.ok(sync.wait(1, TIMEOUT), "wait for the bound launch")
+            .is_none()
+    {
+        return Ok(());
+    }
+    let (m_src2, m_dst2) = (src2.map()?, dst2.map()?);
+    let (m_src, m_dst) = (src.map()?, dst.map()?);
+    let n = (HALF / 4) as usize;
+    c.check(
+        m_src2.u32s().take(n).all(|w| w == 0)
+            && m_src2.u32s().skip(n).all(|w| w == 0x600d)
+            && m_dst2.u32s().all(|w| w == 0x600d),
+        "the launch filled the bound half and copied it to the bound buffer",
+    );
+    c.check(
+        m_src.u32s().chain(m_dst.u32s()).all(|w| w == 0),
+        "the template's own buffers are untouched",
+    );
+    let small = dev.create_bo(HALF)?;
+    let bad = [Bind::new(0, &small, 4)];
+    match dev.launch_bound(&t, &[], &[], &bad, flags) {
+        Err(e) => c.check(
+            e.errno() == Errno::INVAL && e.culprit == Some(Culprit::Bind(0)),
+            format!("a bind past the end of its buffer is rejected: {e}"),
+        ),
+        Ok(_) => c.check(false, "a bind past the end of its buffer is rejected"),
+    };
+    c.ok(t.destroy(), "destroy the template");
+    Ok(())
+}
+
 /// Simulated duration of the GPU nodes around a host node.
 const HOST_GPU_NS: u64 = 20_000_000;
 
@@ -520,6 +588,11 @@ fn main() -> ExitCode {
     });
     section(&mut c, "self-loop", |c| self_loop(c, &dev));
     section(&mut c, "template", |c| template(c, &dev, ring1));
+    if version >= 7 {
+        section(&mut c, "template binds", |c| template_binds(c, &dev, ring1));
+    } else {
+        println!("# skipped: template binds (uAPI version {version})");
+    }
     if version >= 6 && ops & 1 << Op::Host.code() != 0 {
         section(&mut c, "host node", |c| {
             host_chain(c, &dev, ring1, rings as u32)

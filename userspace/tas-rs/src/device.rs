@@ -7,6 +7,7 @@ use crate::graph::{array, array_mut, Graph, NodeId, SubmitFlags, SyncPoint, Targ
 use crate::ioctl::{self, retry_io};
 use crate::syncobj::Syncobj;
 use crate::uapi::*;
+use core::marker::PhantomData;
 use core::mem::ManuallyDrop;
 use rustix::fd::{AsFd, BorrowedFd, OwnedFd};
 use rustix::io::Errno;
@@ -467,6 +468,7 @@ impl Device {
             dev: self,
             handle: args.handle,
             node_count: graph.node_count(),
+            slots: args.slots,
         })
     }
 
@@ -506,6 +508,43 @@ impl Device {
         signals: &[(SyncPoint, Target)],
         flags: SubmitFlags,
     ) -> Result<u64> {
+        self.launch_bound(template, waits, signals, &[], flags)
+    }
+
+    /// As [`Device::launch_with`], on other buffers: each [`Bind`] makes
+    /// the launch use its buffer in place of the template's buffer of its
+    /// slot (see [`Template::slots`]). A rejected launch runs nothing.
+    ///
+    /// ```no_run
+    /// use tas::{Bind, Device, Graph, Node, Op, SubmitFlags};
+    ///
+    /// let dev = Device::open()?;
+    /// let (x, y) = (dev.create_bo(4096)?, dev.create_bo(4096)?);
+    /// let mut g = Graph::new();
+    /// // Slot 0: y (the destination is used first), slot 1: x.
+    /// g.add(Node::new(0, Op::Copy { dst: y.whole(), src: x.whole() }));
+    /// let t = dev.create_template(&g)?;
+    /// assert_eq!(t.slots(), 2);
+    /// let (x2, y2) = (dev.create_bo(8192)?, dev.create_bo(4096)?);
+    /// // This launch copies the second page of x2 to y2.
+    /// let binds = [Bind::new(0, &y2, 0), Bind::new(1, &x2, 4096)];
+    /// dev.launch_bound(&t, &[], &[], &binds, SubmitFlags::empty())?;
+    /// # Ok::<(), tas::Error>(())
+    /// ```
+    ///
+    /// Errors: as [`Device::launch_with`], and op `"TEMPLATE_LAUNCH"` with
+    /// [`Culprit::Bind`]: `EINVAL` for a slot out of range or bound twice, or
+    /// a buffer that does not hold the slot's extent at the offset; `ENOENT`
+    /// for a buffer of another device; `E2BIG` (no culprit) for more binds
+    /// than slots.
+    pub fn launch_bound(
+        &self,
+        template: &Template<'_>,
+        waits: &[(SyncPoint, Target)],
+        signals: &[(SyncPoint, Target)],
+        binds: &[Bind<'_>],
+        flags: SubmitFlags,
+    ) -> Result<u64> {
         const OP: &str = "TEMPLATE_LAUNCH";
         if !core::ptr::eq(template.dev, self) {
             return Err(Error::new("launch", Errno::INVAL));
@@ -523,16 +562,23 @@ impl Device {
         };
         let waits = encode(waits)?;
         let signals = encode(signals)?;
+        let binds: Vec<drm_tas_bind> = binds.iter().copied().map(Bind::to_raw).collect();
+        let bind_flag = if binds.is_empty() {
+            0
+        } else {
+            DRM_TAS_LAUNCH_BINDS
+        };
         let mut args = drm_tas_template_launch {
             handle: template.handle,
-            flags: flags.bits(),
+            flags: flags.bits() | bind_flag,
             waits: array(OP, &waits)?,
             signals: array(OP, &signals)?,
+            binds: array(OP, &binds)?,
             ..Default::default()
         };
-        // SAFETY: the arrays of `args` point into `waits` and `signals`,
-        // with their lengths and element sizes, alive for the call; the
-        // kernel only reads them.
+        // SAFETY: the arrays of `args` point into `waits`, `signals` and
+        // `binds`, with their lengths and element sizes, alive for the call;
+        // the kernel only reads them.
         let r = unsafe { ioctl::template_launch(self.as_fd(), &mut args) };
         r.map_err(|e| e.at(Culprit::from_raw(args.error_array, args.error_index)))?;
         Ok(args.graph_id)
@@ -626,6 +672,39 @@ pub struct Template<'d> {
     dev: &'d Device,
     handle: u32,
     node_count: u32,
+    slots: u32,
+}
+
+/// A buffer that a launch uses in place of the template's buffer of a slot
+/// ([`Device::launch_bound`]): every range that the template's nodes use in
+/// the slot, at offset `o` of the template's buffer, is at `offset + o` of
+/// `bo` in that launch.
+#[derive(Debug, Clone, Copy)]
+pub struct Bind<'b> {
+    slot: u32,
+    handle: u32,
+    offset: u64,
+    _bo: PhantomData<&'b Bo<'b>>,
+}
+
+impl<'b> Bind<'b> {
+    /// Binds `bo` at `offset` to slot `slot`.
+    pub fn new(slot: u32, bo: &'b Bo<'_>, offset: u64) -> Self {
+        Bind {
+            slot,
+            handle: bo.handle(),
+            offset,
+            _bo: PhantomData,
+        }
+    }
+
+    fn to_raw(self) -> drm_tas_bind {
+        drm_tas_bind {
+            slot: self.slot,
+            handle: self.handle,
+            offset: self.offset,
+        }
+    }
 }
 
 impl Template<'_> {
@@ -637,6 +716,14 @@ impl Template<'_> {
     /// Number of nodes, as [`Device::graph_info`] takes it for launches.
     pub fn node_count(&self) -> u32 {
         self.node_count
+    }
+
+    /// Number of buffer slots: the distinct buffers of the template's
+    /// nodes, numbered in the order of their first use (nodes in index
+    /// order, and in each node the destination, then the sources), as
+    /// [`Bind`] refers to them. 0 on a kernel older than uAPI version 7.
+    pub fn slots(&self) -> u32 {
+        self.slots
     }
 
     /// Destroys the template now, reporting errors

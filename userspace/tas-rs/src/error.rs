@@ -2,7 +2,8 @@
 //! The error type of the crate: an errno and the operation that failed.
 
 use crate::uapi::{
-    DRM_TAS_ERROR_EDGES, DRM_TAS_ERROR_NODES, DRM_TAS_ERROR_SIGNALS, DRM_TAS_ERROR_WAITS,
+    DRM_TAS_ERROR_BINDS, DRM_TAS_ERROR_EDGES, DRM_TAS_ERROR_NODES, DRM_TAS_ERROR_SIGNALS,
+    DRM_TAS_ERROR_WAITS,
 };
 use core::fmt;
 use rustix::io::Errno;
@@ -53,6 +54,8 @@ pub enum Culprit {
     Wait(u32),
     /// The signal with this index.
     Signal(u32),
+    /// The bind (of a template launch) with this index.
+    Bind(u32),
 }
 
 impl Culprit {
@@ -63,6 +66,7 @@ impl Culprit {
             DRM_TAS_ERROR_EDGES => Some(Culprit::Edge(index)),
             DRM_TAS_ERROR_WAITS => Some(Culprit::Wait(index)),
             DRM_TAS_ERROR_SIGNALS => Some(Culprit::Signal(index)),
+            DRM_TAS_ERROR_BINDS => Some(Culprit::Bind(index)),
             _ => None,
         }
     }
@@ -75,6 +79,7 @@ impl fmt::Display for Culprit {
             Culprit::Edge(i) => write!(f, "edge {i}"),
             Culprit::Wait(i) => write!(f, "wait {i}"),
             Culprit::Signal(i) => write!(f, "signal {i}"),
+            Culprit::Bind(i) => write!(f, "bind {i}"),
         }
     }
 }

@@ -13,7 +13,7 @@ mod syncobj;
 pub mod uapi;
 
 pub use bo::{Bo, Mapping};
-pub use device::{Device, GraphInfo, NodeInfo, Param, Template, DRIVER_NAME};
+pub use device::{Bind, Device, GraphInfo, NodeInfo, Param, Template, DRIVER_NAME};
 pub use error::{errno_name, Culprit, Error, Result};
 pub use graph::{
     BufRange, Class, Graph, Node, NodeId, Op, OpFields, SubmitFlags, SyncPoint, Target,

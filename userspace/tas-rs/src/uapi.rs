@@ -80,6 +80,13 @@ pub const DRM_TAS_ERROR_EDGES: u32 = 2;
 pub const DRM_TAS_ERROR_WAITS: u32 = 3;
 /// `error_array`: the signal at `error_index`.
 pub const DRM_TAS_ERROR_SIGNALS: u32 = 4;
+/// `error_array`: the bind at `error_index` (of a template launch). Since
+/// version 7.
+pub const DRM_TAS_ERROR_BINDS: u32 = 5;
+
+/// [`drm_tas_template_launch::flags`]: the launch has binds; a kernel older
+/// than version 7 rejects it with `EINVAL` rather than ignore them.
+pub const DRM_TAS_LAUNCH_BINDS: u32 = 1 << 2;
 
 /// Argument of `DRM_IOCTL_TAS_GET_PARAM`.
 #[repr(C)]
@@ -373,6 +380,25 @@ pub struct drm_tas_template_create {
     pub error_array: u32,
     /// \[out\] As [`drm_tas_submit_graph::error_index`].
     pub error_index: u32,
+    /// \[out\] The number of buffer slots: the template's distinct GEM
+    /// handles, in the order of their first use (nodes in index order, and
+    /// in each node `dst`, then `src[0]`, then `src[1]`). Since version 7.
+    pub slots: u32,
+    /// \[in\] Padding, must be zero.
+    pub pad: u32,
+}
+
+/// A buffer that a template launch uses in place of one of the template's:
+/// every range of slot `slot` at offset `o` is at `offset + o` of `handle`.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct drm_tas_bind {
+    /// \[in\] The slot, below [`drm_tas_template_create::slots`].
+    pub slot: u32,
+    /// \[in\] GEM handle of a TAS buffer of this file.
+    pub handle: u32,
+    /// \[in\] Where in `handle` the slot's offset 0 is.
+    pub offset: u64,
 }
 
 /// Argument of `DRM_IOCTL_TAS_TEMPLATE_LAUNCH`.
@@ -390,11 +416,14 @@ pub struct drm_tas_template_launch {
     pub signals: drm_tas_array,
     /// \[out\] As [`drm_tas_submit_graph::graph_id`].
     pub graph_id: u64,
-    /// \[out\] As [`drm_tas_submit_graph::error_array`], for the waits and
-    /// signals.
+    /// \[out\] As [`drm_tas_submit_graph::error_array`], for the waits,
+    /// signals and binds.
     pub error_array: u32,
     /// \[out\] As [`drm_tas_submit_graph::error_index`].
     pub error_index: u32,
+    /// \[in\] [`drm_tas_bind`] array: the buffers this launch uses in place
+    /// of the template's. Since version 7.
+    pub binds: drm_tas_array,
 }
 
 /// Argument of `DRM_IOCTL_TAS_TEMPLATE_DESTROY`.
@@ -491,8 +520,9 @@ const _: () = assert!(size_of::<drm_tas_array>() == 16);
 const _: () = assert!(size_of::<drm_tas_submit_graph>() == 96);
 const _: () = assert!(size_of::<drm_tas_node_info>() == 48);
 const _: () = assert!(size_of::<drm_tas_graph_info>() == 32);
-const _: () = assert!(size_of::<drm_tas_template_create>() == 56);
-const _: () = assert!(size_of::<drm_tas_template_launch>() == 56);
+const _: () = assert!(size_of::<drm_tas_template_create>() == 64);
+const _: () = assert!(size_of::<drm_tas_bind>() == 16);
+const _: () = assert!(size_of::<drm_tas_template_launch>() == 72);
 const _: () = assert!(size_of::<drm_tas_template_destroy>() == 8);
 const _: () = assert!(size_of::<drm_tas_host_done>() == 24);
 
@@ -512,8 +542,8 @@ mod tests {
         assert_eq!(u64::from(DRM_IOCTL_TAS_SUBMIT_GRAPH), 0xC060_6443);
         assert_eq!(u64::from(DRM_IOCTL_TAS_SUBMIT_GRAPH), expect(3, 96));
         assert_eq!(u64::from(DRM_IOCTL_TAS_GRAPH_INFO), expect(4, 32));
-        assert_eq!(u64::from(DRM_IOCTL_TAS_TEMPLATE_CREATE), expect(5, 56));
-        assert_eq!(u64::from(DRM_IOCTL_TAS_TEMPLATE_LAUNCH), expect(6, 56));
+        assert_eq!(u64::from(DRM_IOCTL_TAS_TEMPLATE_CREATE), expect(5, 64));
+        assert_eq!(u64::from(DRM_IOCTL_TAS_TEMPLATE_LAUNCH), expect(6, 72));
         assert_eq!(u64::from(DRM_IOCTL_TAS_TEMPLATE_DESTROY), expect(7, 8));
     }
 

@@ -19,7 +19,7 @@ use tas::uapi::*;
 const HOWTO: &str = "\
 set TAS_UAPI_HEADER to the final tas_drm.h without staging markers and \
 TAS_UAPI_INCLUDE to installed kernel uAPI headers, e.g. from the TAS tree:
-    /root/.cache/tas/tools/venv/bin/python tools/series.py show 36 include-uapi/tas_drm.h > /tmp/tas_drm.h
+    /root/.cache/tas/tools/venv/bin/python tools/series.py show 38 include-uapi/tas_drm.h > /tmp/tas_drm.h
     TAS_UAPI_HEADER=/tmp/tas_drm.h TAS_UAPI_INCLUDE=/root/.cache/tas/out/x86/usr/include cargo test";
 
 struct Struct {
@@ -124,6 +124,13 @@ fn structs() -> Vec<Struct> {
             handle,
             error_array,
             error_index,
+            slots,
+            pad,
+        }),
+        layout!(drm_tas_bind {
+            slot,
+            handle,
+            offset
         }),
         layout!(drm_tas_template_launch {
             handle,
@@ -133,6 +140,7 @@ fn structs() -> Vec<Struct> {
             graph_id,
             error_array,
             error_index,
+            binds,
         }),
         layout!(drm_tas_template_destroy { handle, pad }),
         layout!(drm_tas_host_done {
@@ -190,6 +198,8 @@ fn constants() -> Vec<(&'static str, u64)> {
         DRM_TAS_ERROR_EDGES,
         DRM_TAS_ERROR_WAITS,
         DRM_TAS_ERROR_SIGNALS,
+        DRM_TAS_ERROR_BINDS,
+        DRM_TAS_LAUNCH_BINDS,
         DRM_TAS_GET_PARAM,
         DRM_TAS_BO_CREATE,
         DRM_TAS_BO_MMAP_OFFSET,
