@@ -105,7 +105,12 @@ use kernel::{
         },
         Registered, //
     },
+    // series: until tas-retire
     new_condvar, new_mutex,
+    // series: end
+    // series: from tas-retire
+    new_condvar, new_mutex, new_work,
+    // series: end
     prelude::*,
     sync::{
         atomic::{
@@ -122,6 +127,14 @@ use kernel::{
         UserSlice, //
     },
     uapi,
+    // series: from tas-retire
+    workqueue::{
+        impl_has_work,
+        Queue,
+        Work,
+        WorkItem, //
+    },
+    // series: end
 };
 // series: end
 // series: end
@@ -262,7 +275,15 @@ const OPS_MASK: u64 = (1 << uapi::drm_tas_op_DRM_TAS_OP_NOP)
 // series: end
 struct Graphs {
     next_id: u64,
+    // series: until tas-retire
     list: KVec<(u64, Arc<GraphRecord>)>,
+    // series: end
+    // series: from tas-retire
+    list: KVec<(u64, Arc<HistoryEntry>)>,
+    /// The device's workqueue for work off the fence signalling path, which drops the entries
+    /// evicted from `list`.
+    wq: &'static Queue,
+    // series: end
     /// The nodes of the graphs in `list`.
     nodes: usize,
     // series: from tas-keep
@@ -274,13 +295,56 @@ struct Graphs {
     // series: end
 }
 
+// series: until tas-retire
 /// Room for the record of a graph, allocated before its submission can have any effect.
 type RecordRoom = UniqueArc<MaybeUninit<GraphRecord>>;
+// series: end
+// series: from tas-retire
+/// A graph's record in the history of its file.
+///
+/// The record of a finished graph holds the last references to its nodes, so dropping it takes
+/// time in the number of those nodes. A submission that evicts an entry from the history hands
+/// it to the entry's own work item, which drops it: a submission or a launch costs the same
+/// whatever it evicts, and nothing is dropped under the file's submission lock.
+#[pin_data]
+struct HistoryEntry {
+    record: Arc<GraphRecord>,
+    #[pin]
+    work: Work<HistoryEntry>,
+}
+
+impl_has_work! {
+    impl HasWork<Self> for HistoryEntry { self.work }
+}
+
+impl WorkItem for HistoryEntry {
+    type Pointer = Arc<HistoryEntry>;
+
+    fn run(this: Arc<HistoryEntry>) {
+        drop(this);
+    }
+}
+
+/// Room for the record of a graph and for its entry in the history, allocated before its
+/// submission can have any effect.
+struct RecordRoom {
+    record: UniqueArc<MaybeUninit<GraphRecord>>,
+    entry: UniqueArc<MaybeUninit<HistoryEntry>>,
+}
+// series: end
 
 impl Graphs {
     /// Allocates the room for the record of the next graph.
     fn reserve() -> Result<RecordRoom> {
+        // series: until tas-retire
         Ok(UniqueArc::new_uninit(client_gfp())?)
+        // series: end
+        // series: from tas-retire
+        Ok(RecordRoom {
+            record: UniqueArc::new_uninit(client_gfp())?,
+            entry: UniqueArc::new_uninit(client_gfp())?,
+        })
+        // series: end
     }
 
     // series: from tas-keep
@@ -299,11 +363,20 @@ impl Graphs {
 
     /// The record of graph `id`, if the file still has it.
     fn find(&self, id: u64) -> Option<Arc<GraphRecord>> {
+        // series: until tas-retire
         let is_id = |(i, _): &&(u64, Arc<GraphRecord>)| *i == id;
         let found = self.list.iter().find(is_id);
         found
             .or_else(|| self.kept.iter().find(is_id))
             .map(|(_, record)| record.clone())
+        // series: end
+        // series: from tas-retire
+        let found = self.list.iter().find(|(i, _)| *i == id);
+        let found = found.map(|(_, entry)| &entry.record);
+        found
+            .or_else(|| self.kept.iter().find(|(i, _)| *i == id).map(|(_, r)| r))
+            .cloned()
+        // series: end
     }
 
     /// Forgets the record of graph `id`.
@@ -313,9 +386,18 @@ impl Graphs {
                 self.kept_nodes -= record.nodes.len();
             }
         } else if let Some(pos) = self.list.iter().position(|(i, _)| *i == id) {
+            // series: until tas-retire
             if let Ok((_, record)) = self.list.remove(pos) {
                 self.nodes -= record.nodes.len();
             }
+            // series: end
+            // series: from tas-retire
+            // Dropped here: the caller, `GRAPH_INFO`, holds a reference of the record and has
+            // read all its nodes.
+            if let Ok((_, entry)) = self.list.remove(pos) {
+                self.nodes -= entry.record.nodes.len();
+            }
+            // series: end
         }
     }
 
@@ -336,10 +418,13 @@ impl Graphs {
         let nodes = record.nodes.len();
         if keep {
             // Cannot fail: `check_keep()` made room under the same lock.
-            if self
-                .kept
-                .push_within_capacity((id, room.write(record).into()))
-                .is_ok()
+            // series: until tas-retire
+            let record = room.write(record).into();
+            // series: end
+            // series: from tas-retire
+            let record = room.record.write(record).into();
+            // series: end
+            if self.kept.push_within_capacity((id, record)).is_ok()
             {
                 self.kept_nodes += nodes;
             }
@@ -355,14 +440,33 @@ impl Graphs {
             let Ok((_, old)) = self.list.remove(0) else {
                 break;
             };
+            // series: until tas-retire
             self.nodes = self.nodes.saturating_sub(old.nodes.len());
+            // series: end
+            // series: from tas-retire
+            self.nodes = self.nodes.saturating_sub(old.record.nodes.len());
+            // Fails only if the entry's work item is queued already, which it is once it has
+            // left the list, and it leaves the list once.
+            let _ = self.wq.enqueue(old);
+            // series: end
         }
         self.nodes += nodes;
+        // series: until tas-retire
         // Cannot fail, see above; if it did, only the record would be lost (`GRAPH_INFO` then
         // says `ENOENT`), not the graph.
         let _ = self
             .list
             .push_within_capacity((id, room.write(record).into()));
+        // series: end
+        // series: from tas-retire
+        let Ok(entry) = room.entry.pin_init_with(pin_init!(HistoryEntry {
+            record: room.record.write(record).into(),
+            work <- new_work!("tas::HistoryEntry::work"),
+        }));
+        // Cannot fail, see above; if it did, only the record would be lost (`GRAPH_INFO` then
+        // says `ENOENT`), not the graph.
+        let _ = self.list.push_within_capacity((id, entry.into()));
+        // series: end
         // A u64 counted up once per submission does not wrap.
         self.next_id = id.wrapping_add(1);
         id
@@ -610,6 +714,9 @@ impl drm::file::DriverFile for File {
                 graphs <- new_mutex!(Graphs {
                     next_id: 1,
                     list,
+                    // series: from tas-retire
+                    wq: dev.bg_wq,
+                    // series: end
                     nodes: 0,
                     // series: from tas-keep
                     kept: KVec::new(),
