@@ -419,15 +419,20 @@ impl Graphs {
         if keep {
             // Cannot fail: `check_keep()` made room under the same lock.
             // series: until tas-retire
-            let record = room.write(record).into();
-            // series: end
-            // series: from tas-retire
-            let record = room.record.write(record).into();
-            // series: end
-            if self.kept.push_within_capacity((id, record)).is_ok()
+            if self
+                .kept
+                .push_within_capacity((id, room.write(record).into()))
+                .is_ok()
             {
                 self.kept_nodes += nodes;
             }
+            // series: end
+            // series: from tas-retire
+            let record = room.record.write(record).into();
+            if self.kept.push_within_capacity((id, record)).is_ok() {
+                self.kept_nodes += nodes;
+            }
+            // series: end
             self.next_id = id.wrapping_add(1);
             return id;
         }
