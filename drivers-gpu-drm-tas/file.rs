@@ -283,6 +283,8 @@ struct Graphs {
     /// The device's workqueue for work off the fence signalling path, which drops the entries
     /// evicted from `list`.
     wq: &'static Queue,
+    /// The nodes of the evicted entries not dropped yet.
+    retiring: Arc<Retiring>,
     // series: end
     /// The nodes of the graphs in `list`.
     nodes: usize,
@@ -309,6 +311,7 @@ type RecordRoom = UniqueArc<MaybeUninit<GraphRecord>>;
 #[pin_data]
 struct HistoryEntry {
     record: Arc<GraphRecord>,
+    retiring: Arc<Retiring>,
     #[pin]
     work: Work<HistoryEntry>,
 }
@@ -321,7 +324,63 @@ impl WorkItem for HistoryEntry {
     type Pointer = Arc<HistoryEntry>;
 
     fn run(this: Arc<HistoryEntry>) {
+        let nodes = this.record.nodes.len();
+        let retiring = this.retiring.clone();
         drop(this);
+        retiring.dropped(nodes);
+    }
+}
+
+/// The nodes of the records that a file's submissions evicted from its history and that their
+/// work items have not dropped yet.
+///
+/// Dropping a record takes longer than evicting it, so a client that submits large graphs
+/// back to back would let them pile up without a bound; its submissions wait instead, before
+/// they take anything, while more than [`GRAPH_HISTORY_NODES`] nodes are waiting to be
+/// dropped.
+#[pin_data]
+struct Retiring {
+    #[pin]
+    nodes: Mutex<usize>,
+    /// Notified when records are dropped.
+    #[pin]
+    dropped: CondVar,
+}
+
+impl Retiring {
+    fn new() -> Result<Arc<Self>> {
+        Arc::pin_init(
+            pin_init!(Self {
+                nodes <- new_mutex!(0),
+                dropped <- new_condvar!("tas::Retiring::dropped"),
+            }),
+            GFP_KERNEL,
+        )
+    }
+
+    /// Waits interruptibly until at most [`GRAPH_HISTORY_NODES`] nodes of evicted records are
+    /// waiting to be dropped.
+    fn wait(&self) -> Result {
+        let mut nodes = self.nodes.lock();
+        while *nodes > GRAPH_HISTORY_NODES {
+            if self.dropped.wait_interruptible(&mut nodes) {
+                return Err(ERESTARTSYS);
+            }
+        }
+        Ok(())
+    }
+
+    /// Counts `nodes` evicted nodes.
+    fn evicted(&self, nodes: usize) {
+        *self.nodes.lock() += nodes;
+    }
+
+    /// Counts `nodes` evicted nodes as dropped.
+    fn dropped(&self, nodes: usize) {
+        let mut pending = self.nodes.lock();
+        *pending = pending.saturating_sub(nodes);
+        drop(pending);
+        self.dropped.notify_all();
     }
 }
 
@@ -449,10 +508,15 @@ impl Graphs {
             self.nodes = self.nodes.saturating_sub(old.nodes.len());
             // series: end
             // series: from tas-retire
-            self.nodes = self.nodes.saturating_sub(old.record.nodes.len());
+            let old_nodes = old.record.nodes.len();
+            self.nodes = self.nodes.saturating_sub(old_nodes);
+            self.retiring.evicted(old_nodes);
             // Fails only if the entry's work item is queued already, which it is once it has
             // left the list, and it leaves the list once.
-            let _ = self.wq.enqueue(old);
+            if let Err(old) = self.wq.enqueue(old) {
+                drop(old);
+                self.retiring.dropped(old_nodes);
+            }
             // series: end
         }
         self.nodes += nodes;
@@ -466,6 +530,7 @@ impl Graphs {
         // series: from tas-retire
         let Ok(entry) = room.entry.pin_init_with(pin_init!(HistoryEntry {
             record: room.record.write(record).into(),
+            retiring: self.retiring.clone(),
             work <- new_work!("tas::HistoryEntry::work"),
         }));
         // Cannot fail, see above; if it did, only the record would be lost (`GRAPH_INFO` then
@@ -585,6 +650,9 @@ pub(crate) struct File {
 pub(crate) struct File {
     disp: Arc<Dispatcher>,
     budget: Arc<Budget>,
+    // series: from tas-retire
+    retiring: Arc<Retiring>,
+    // series: end
     // series: until tas-classes
     /// One per ring.
     // series: end
@@ -693,6 +761,9 @@ impl drm::file::DriverFile for File {
             Entity::new(&dev.graph_ring.sched, Priority::Normal),
             GFP_KERNEL,
         )?;
+        // series: from tas-retire
+        let retiring = Retiring::new()?;
+        // series: end
         let list = KVec::with_capacity(GRAPH_HISTORY, GFP_KERNEL)?;
         KBox::pin_init(
             try_pin_init!(Self {
@@ -713,6 +784,9 @@ impl drm::file::DriverFile for File {
                 )?,
                 // series: end
                 budget: Budget::new()?,
+                // series: from tas-retire
+                retiring: retiring.clone(),
+                // series: end
                 entities,
                 fifo_entities,
                 graph_entity,
@@ -721,6 +795,7 @@ impl drm::file::DriverFile for File {
                     list,
                     // series: from tas-retire
                     wq: dev.bg_wq,
+                    retiring,
                     // series: end
                     nodes: 0,
                     // series: from tas-keep
@@ -869,6 +944,9 @@ impl File {
         // Room for the nodes, then a launch slot of the dispatcher, waited for before the
         // file's submission lock: the file's other submissions may be what frees them. The
         // node count is checked later; a count above the limit fails there.
+        // series: from tas-retire
+        this.retiring.wait()?;
+        // series: end
         let charge = this.budget.charge(args.nodes.count)?;
         // series: until tas-host
         let (launch, charge) = if args.flags & uapi::DRM_TAS_SUBMIT_FIFO == 0 {
@@ -1068,6 +1146,9 @@ impl File {
             let binds = graph::check_binds(dev, file, &args.binds, template.extents(), blame)?;
             (template.len() as u32, binds)
         };
+        // series: end
+        // series: from tas-retire
+        this.retiring.wait()?;
         // series: end
         // series: until tas-host
         let launch = this.disp.reserve(this.budget.charge(nodes)?)?;

@@ -6833,3 +6833,58 @@ TEST_F(tas, template_bind_errors)
 	munmap(mbuf, 2 * range);
 }
 /* series: end */
+/* series: from tas-retire-tests */
+
+#define TAS_EVICT_NODES		4096
+#define TAS_EVICT_LAUNCHES	40
+
+/*
+ * A file's history keeps at most 65536 nodes of records: launches of a
+ * 4096-node template back to back evict the records of the earlier ones,
+ * which the driver drops in work items while the launches go on (and makes
+ * them wait when too many nodes are waiting to be dropped). Every launch
+ * succeeds, the first graph is forgotten, the last one reads back complete
+ * without errors, and closing the file with evicted records still queued
+ * leaves nothing behind (the kernel checks of the test kernels).
+ */
+TEST_F_TIMEOUT(tas, history_evicts_large_graphs, 300)
+{
+	struct drm_tas_node_info *info;
+	struct drm_tas_node *nodes;
+	struct drm_tas_sync signal;
+	__u64 first = 0, last = 0;
+	__u32 handle, syncobj, i, done = 0;
+
+	nodes = calloc(TAS_EVICT_NODES, sizeof(*nodes));
+	info = calloc(TAS_EVICT_NODES, sizeof(*info));
+	ASSERT_NE(NULL, nodes);
+	ASSERT_NE(NULL, info);
+	for (i = 0; i < TAS_EVICT_NODES; i++)
+		tas_node_init(&nodes[i], i % self->num_rings, DRM_TAS_OP_NOP, 0);
+	ASSERT_EQ(0, tas_template_create(self->fd, nodes, TAS_EVICT_NODES,
+					 NULL, 0, &handle));
+	ASSERT_EQ(0, tas_syncobj_create(self->fd, 0, &syncobj));
+	tas_sync_init(&signal, syncobj, DRM_TAS_NODE_GRAPH, 0);
+
+	for (i = 0; i < TAS_EVICT_LAUNCHES; i++)
+		ASSERT_EQ(0, tas_template_launch(self->fd, handle, NULL, 0,
+						 &signal, 1,
+						 i ? &last : &first))
+			TH_LOG("launch %u", i);
+	ASSERT_EQ(0, tas_syncobj_wait(self->fd, syncobj, 0, TAS_WAIT_NS));
+
+	EXPECT_EQ(-ENOENT, tas_graph_info(self->fd, first, info,
+					  TAS_EVICT_NODES, &done));
+	ASSERT_EQ(0, tas_read_done(self->fd, last, 0, info, TAS_EVICT_NODES));
+	for (i = 0; i < TAS_EVICT_NODES; i++) {
+		ASSERT_EQ(0, info[i].error) TH_LOG("node %u", i);
+		ASSERT_NE(0ULL, info[i].finished_ns) TH_LOG("node %u", i);
+	}
+
+	/* The fixture closes the file, maybe with records still queued. */
+	ASSERT_EQ(0, tas_template_launch(self->fd, handle, NULL, 0, NULL, 0,
+					 NULL));
+	free(info);
+	free(nodes);
+}
+/* series: end */
