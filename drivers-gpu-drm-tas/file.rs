@@ -528,9 +528,10 @@ impl Graphs {
             .push_within_capacity((id, room.write(record).into()));
         // series: end
         // series: from tas-retire
+        let retiring = self.retiring.clone();
         let Ok(entry) = room.entry.pin_init_with(pin_init!(HistoryEntry {
             record: room.record.write(record).into(),
-            retiring: self.retiring.clone(),
+            retiring,
             work <- new_work!("tas::HistoryEntry::work"),
         }));
         // Cannot fail, see above; if it did, only the record would be lost (`GRAPH_INFO` then
@@ -762,7 +763,7 @@ impl drm::file::DriverFile for File {
             GFP_KERNEL,
         )?;
         // series: from tas-retire
-        let retiring = Retiring::new()?;
+        let evicted = Retiring::new()?;
         // series: end
         let list = KVec::with_capacity(GRAPH_HISTORY, GFP_KERNEL)?;
         KBox::pin_init(
@@ -785,7 +786,7 @@ impl drm::file::DriverFile for File {
                 // series: end
                 budget: Budget::new()?,
                 // series: from tas-retire
-                retiring: retiring.clone(),
+                retiring: evicted.clone(),
                 // series: end
                 entities,
                 fifo_entities,
@@ -795,7 +796,7 @@ impl drm::file::DriverFile for File {
                     list,
                     // series: from tas-retire
                     wq: dev.bg_wq,
-                    retiring,
+                    retiring: evicted,
                     // series: end
                     nodes: 0,
                     // series: from tas-keep

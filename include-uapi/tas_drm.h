@@ -1048,6 +1048,11 @@ struct drm_tas_host_done {
  *    or the call is restarted with SA_RESTART). A graph that waits for a
  *    point that only a later submission of the same file would signal
  *    keeps its place meanwhile.
+ * series: from tas-retire
+ *    It waits in the same way while the records of more than 65536 nodes
+ *    that the file's earlier submissions evicted from its history (see
+ *    &DRM_IOCTL_TAS_GRAPH_INFO) have not been freed yet.
+ * series: end
  *
  *    The kernel memory a submission takes (about 1 KiB per node while it
  *    is in flight or its results can be read with GRAPH_INFO) is charged
