@@ -6836,7 +6836,7 @@ TEST_F(tas, template_bind_errors)
 /* series: from tas-retire-tests */
 
 #define TAS_EVICT_NODES		4096
-#define TAS_EVICT_LAUNCHES	40
+#define TAS_EVICT_LAUNCHES	20
 #define TAS_EVICT_WAIT_S	240ULL
 
 /*
