@@ -942,12 +942,14 @@ impl File {
         let record = graph::submit(dev, file, &entities, args, charge, blame)?;
         // series: end
         // series: from tas-dispatch
+        // series: from tas-retire
+        // First, the records that the file's earlier submissions evicted are dropped down to
+        // the bound of `Retiring`.
+        this.retiring.wait()?;
+        // series: end
         // Room for the nodes, then a launch slot of the dispatcher, waited for before the
         // file's submission lock: the file's other submissions may be what frees them. The
         // node count is checked later; a count above the limit fails there.
-        // series: from tas-retire
-        this.retiring.wait()?;
-        // series: end
         let charge = this.budget.charge(args.nodes.count)?;
         // series: until tas-host
         let (launch, charge) = if args.flags & uapi::DRM_TAS_SUBMIT_FIFO == 0 {
