@@ -12,7 +12,8 @@
 # - a patch that changes what the kernel builds (anything outside tools/,
 #   Documentation/ and MAINTAINERS): a UML compile of the prefix with the
 #   options of the kunitconfig, less the Rust doctests, up to vmlinux.a
-#   (every built-in object, no link);
+#   (every built-in object, no link; each object that depends on a file the
+#   patch changes must have been compiled again);
 # - a patch that changes the kselftests: they are built against the uAPI
 #   headers of the prefix, without a warning;
 # - a patch that changes neither (documentation): nothing; htmldocs checks
@@ -176,20 +177,67 @@ build_one() { # label on|off
 # A prefix's compile check without --full: its kunitconfig less the Rust
 # doctests, configured by kunit.py (which checks that every option survives
 # olddefconfig), and every built-in object up to vmlinux.a, without the link.
-quick_one() { # label on|off
-	local t0=$SECONDS
+# The goal is the top Makefile's vmlinux_a: "make vmlinux.a" names a file
+# that ends in .a, which Kbuild takes for a single-target build of the
+# directory it is in and answers with only the prepare stage (the Rust
+# kernel crate, but no driver and no C file of the series).
+quick_one() { # label on|off [k]
+	local t0=$SECONDS rebuilt
 
 	prefix_kunitconfig "$2" |
 		sed 's/^CONFIG_RUST_KERNEL_DOCTESTS=y$/# CONFIG_RUST_KERNEL_DOCTESTS is not set/' >"$kconfig"
+	touch "$build/bisect.stamp"
 	if ! { (cd "$TAS_TREE" && python3 tools/testing/kunit/kunit.py config --arch=um \
 		--kunitconfig "$kconfig" --build_dir "$build" "${mopts[@]}") &&
-		make -C "$TAS_TREE" O="$build" ARCH=um "${TAS_KMAKE[@]}" -j"$(nproc)" vmlinux.a; } \
+		make -C "$TAS_TREE" O="$build" ARCH=um "${TAS_KMAKE[@]}" -j"$(nproc)" vmlinux_a; } \
 		>"$log" 2>&1; then
 		grep -E 'error|Error|not set|did not' "$log" | head -n 30
 		fail "$1 does not build (log: $log)"
 	fi
 	no_warnings "$log" "$1 builds with warnings"
-	echo "bisect: $1 compiles ($((SECONDS - t0)) s)"
+	rebuilt=
+	if [ -n "${3:-}" ]; then
+		compiled "$3" "$1"
+		rebuilt=$(cat "$build/bisect.compiled")
+	fi
+	echo "bisect: $1 compiles ($((SECONDS - t0)) s${rebuilt:+; $rebuilt})"
+}
+
+# Checks that the build just done compiled patch $1's changes: every object
+# of vmlinux.a whose dependencies (its .cmd file: a C file's headers, a Rust
+# crate's source files) name a file the patch changes was written after
+# bisect.stamp, and every C and Rust file the patch changes is a dependency
+# of at least one of them. Writes what it counted to bisect.compiled (a
+# failure must not be inside a command substitution). A build target that stops
+# short of the objects (as "make vmlinux.a" does) fails here.
+compiled() { # k label
+	local f o stale=() n_obj=0 n_src=0 pats=$build/bisect.files hits=$build/bisect.hits
+
+	patch_files "$1" | grep -vE '^(tools/|Documentation/|MAINTAINERS$)|/(Kconfig[^/]*|Makefile|Kbuild)$' |
+		sed 's|^|/|' >"$pats" || true
+	echo "no C or Rust file" >"$build/bisect.compiled"
+	[ -s "$pats" ] || return 0
+	# "cmd-file:/path" for each changed file that a member's .cmd names.
+	(cd "$build" && llvm-ar-19 t vmlinux.a | sed -E 's|(.*/)?([^/]+)$|\1.\2.cmd|' |
+		xargs grep -oHF -f "$pats" 2>/dev/null | sort -u) >"$hits" || true
+	while IFS= read -r f; do
+		n_obj=0
+		while IFS= read -r o; do
+			o=$(sed -E 's|(.*/)?\.([^/]+)\.cmd$|\1\2|' <<<"$o")
+			n_obj=$((n_obj + 1))
+			[ "$build/$o" -nt "$build/bisect.stamp" ] || stale+=("$o")
+		done < <(awk -F: -v f="$f" '$2 == f { print $1 }' "$hits")
+		case "$f" in
+		*.c | *.rs)
+			[ "$n_obj" -gt 0 ] || fail "$2: no object of vmlinux.a depends on ${f#/}, which the patch changes"
+			n_src=$((n_src + 1))
+			;;
+		esac
+	done <"$pats"
+	[ "${#stale[@]}" -eq 0 ] ||
+		fail "$2: objects that depend on the patch's files were not compiled again: ${stale[*]}"
+	echo "$n_src changed C and Rust files, every object that depends on them compiled again" \
+		>"$build/bisect.compiled"
 }
 
 # The kselftests of the checked-out prefix, built against its uAPI headers
@@ -386,7 +434,7 @@ for k in $(seq "$from" "${TAS_BISECT_TO:-$n}"); do
 	if [ "$k" -eq "$n" ]; then
 		build_one "patch $k/$n ($on, as kunit.py builds it)" on
 	elif [ "$kernel" -eq 1 ]; then
-		quick_one "patch $k/$n ($on)" on
+		quick_one "patch $k/$n ($on)" on "$k"
 	fi
 	if grep -q '^tools/testing/selftests/' <<<"$files"; then
 		selftests_one "patch $k/$n"
