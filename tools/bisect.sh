@@ -160,8 +160,8 @@ no_warnings() { # log message
 	fi
 }
 
-build_one() { # label on|off
-	local t0=$SECONDS
+build_one() { # label on|off [k]
+	local t0=$SECONDS rebuilt=
 
 	prefix_kunitconfig "$2" >"$kconfig"
 	if ! (cd "$TAS_TREE" && python3 tools/testing/kunit/kunit.py build --arch=um \
@@ -171,7 +171,11 @@ build_one() { # label on|off
 		fail "$1 does not build (log: $log)"
 	fi
 	no_warnings "$log" "$1 builds with warnings"
-	echo "bisect: $1 builds ($((SECONDS - t0)) s)"
+	if [ -n "${3:-}" ]; then
+		compiled "$3" "$1"
+		rebuilt=$(cat "$build/bisect.compiled")
+	fi
+	echo "bisect: $1 builds ($((SECONDS - t0)) s${rebuilt:+; $rebuilt})"
 }
 
 # A prefix's compile check without --full: its kunitconfig less the Rust
@@ -186,7 +190,6 @@ quick_one() { # label on|off [k]
 
 	prefix_kunitconfig "$2" |
 		sed 's/^CONFIG_RUST_KERNEL_DOCTESTS=y$/# CONFIG_RUST_KERNEL_DOCTESTS is not set/' >"$kconfig"
-	touch "$build/bisect.stamp"
 	if ! { (cd "$TAS_TREE" && python3 tools/testing/kunit/kunit.py config --arch=um \
 		--kunitconfig "$kconfig" --build_dir "$build" "${mopts[@]}") &&
 		make -C "$TAS_TREE" O="$build" ARCH=um "${TAS_KMAKE[@]}" -j"$(nproc)" vmlinux_a; } \
@@ -206,38 +209,98 @@ quick_one() { # label on|off [k]
 # Checks that the build just done compiled patch $1's changes: every object
 # of vmlinux.a whose dependencies (its .cmd file: a C file's headers, a Rust
 # crate's source files) name a file the patch changes was written after
-# bisect.stamp, and every C and Rust file the patch changes is a dependency
-# of at least one of them. Writes what it counted to bisect.compiled (a
-# failure must not be inside a command substitution). A build target that stops
+# bisect.stamp, touched before the checkout, if the checkout rewrote the file
+# (the first prefix of a run comes from another tree, which can hold the file
+# as the patch leaves it), and every C and Rust file the patch adds or
+# changes is a dependency of at least one object. A build target that stops
 # short of the objects (as "make vmlinux.a" does) fails here.
+#
+# A file that no object of the prefix depends on is compiled out by an option
+# that nothing selects yet (patch 17 changes the Rust GEM shmem helpers,
+# which only drivers select: drm/tas from patch 18 on). It is then pending
+# until a later prefix's build compiles it; the run fails if one is left at
+# its end. Writes what it counted to bisect.compiled (a failure must not be
+# inside a command substitution). Not seen by this check: objects outside
+# vmlinux.a (lib.a, host programs and the Rust proc-macro crates) and
+# headers that reach the build only through generated files
+# (bindings_helper.h, uapi_helper.h), which the series' builds compile
+# anyway.
+pending=()
 compiled() { # k label
-	local f o stale=() n_obj=0 n_src=0 pats=$build/bisect.files hits=$build/bisect.hits
+	local f o e ok stale=() n_src=0 later=() left=() changed members
+	local pats=$build/bisect.files hits=$build/bisect.hits
 
-	patch_files "$1" | grep -vE '^(tools/|Documentation/|MAINTAINERS$)|/(Kconfig[^/]*|Makefile|Kbuild)$' |
-		sed 's|^|/|' >"$pats" || true
+	changed=$(patch_files "$1" --diff-filter=d) || fail "$2: git diff of the patch failed"
+	changed=$(grep -vE '^(tools/|Documentation/|MAINTAINERS$)|/(Kconfig[^/]*|Makefile|Kbuild)$' <<<"$changed" |
+		sed "s|^|$TAS_TREE/|" || true)
+	members=$(cd "$build" && llvm-ar-19 t vmlinux.a) && [ -n "$members" ] ||
+		fail "$2: no members in $build/vmlinux.a"
+	# A pending file that a later patch removed has nothing left to compile.
+	for e in "${pending[@]}"; do
+		[ -e "${e%% *}" ] && left+=("$e")
+	done
+	pending=(${left[@]+"${left[@]}"})
+	left=()
+	{
+		[ -z "$changed" ] || echo "$changed"
+		for e in "${pending[@]}"; do echo "${e%% *}"; done
+	} | sort -u >"$pats"
 	echo "no C or Rust file" >"$build/bisect.compiled"
 	[ -s "$pats" ] || return 0
-	# "cmd-file:/path" for each changed file that a member's .cmd names.
-	(cd "$build" && llvm-ar-19 t vmlinux.a | sed -E 's|(.*/)?([^/]+)$|\1.\2.cmd|' |
-		xargs grep -oHF -f "$pats" 2>/dev/null | sort -u) >"$hits" || true
-	while IFS= read -r f; do
-		n_obj=0
+	# "cmd-file:path" for each such file that a member's .cmd names (the
+	# .cmd files hold absolute paths of the sources in $TAS_TREE).
+	(cd "$build" && sed -E 's|(.*/)?([^/]+)$|\1.\2.cmd|' <<<"$members" |
+		xargs -r grep -oHF -f "$pats" 2>/dev/null | sort -u) >"$hits" || true
+	# The objects that depend on $1, one per line.
+	dependents() { # path
+		awk -F: -v f="$1" '$2 == f { print $1 }' "$hits" |
+			sed -E 's|(.*/)?\.([^/]+)\.cmd$|\1\2|'
+	}
+	# A pending file is compiled now if objects depend on it and none is
+	# older than it (an object kept from an earlier build counts).
+	for e in "${pending[@]}"; do
+		f=${e%% *}
+		ok=0
 		while IFS= read -r o; do
-			o=$(sed -E 's|(.*/)?\.([^/]+)\.cmd$|\1\2|' <<<"$o")
-			n_obj=$((n_obj + 1))
-			[ "$build/$o" -nt "$build/bisect.stamp" ] || stale+=("$o")
-		done < <(awk -F: -v f="$f" '$2 == f { print $1 }' "$hits")
+			if [ "$f" -nt "$build/$o" ]; then ok=0 && break; fi
+			ok=1
+		done < <(dependents "$f")
+		if [ "$ok" -eq 1 ]; then
+			later+=("${f#"$TAS_TREE"/} (changed by ${e#* })")
+		else
+			left+=("$e")
+		fi
+	done
+	pending=(${left[@]+"${left[@]}"})
+	while IFS= read -r f; do
+		[ -n "$f" ] || continue
 		case "$f" in
 		*.c | *.rs)
-			[ "$n_obj" -gt 0 ] || fail "$2: no object of vmlinux.a depends on ${f#/}, which the patch changes"
+			if [ -z "$(dependents "$f")" ]; then
+				for e in "${pending[@]}"; do [ "${e%% *}" != "$f" ] || continue 2; done
+				pending+=("$f patch $1")
+				continue
+			fi
 			n_src=$((n_src + 1))
 			;;
 		esac
-	done <"$pats"
+		[ "$f" -nt "$build/bisect.stamp" ] || continue
+		while IFS= read -r o; do
+			[ "$build/$o" -nt "$build/bisect.stamp" ] || stale+=("$o")
+		done < <(dependents "$f")
+	done <<<"$changed"
 	[ "${#stale[@]}" -eq 0 ] ||
 		fail "$2: objects that depend on the patch's files were not compiled again: ${stale[*]}"
-	echo "$n_src changed C and Rust files, every object that depends on them compiled again" \
-		>"$build/bisect.compiled"
+	{
+		printf '%s' "$n_src changed C and Rust files compiled, every object that depends on them again"
+		[ "${#later[@]}" -eq 0 ] || printf '; first compiled here: %s' "${later[*]}"
+		for e in "${pending[@]}"; do
+			[ "${e#* }" = "patch $1" ] || continue
+			f=${e%% *}
+			printf '; %s is compiled out (no option selects it yet)' "${f#"$TAS_TREE"/}"
+		done
+		echo
+	} >"$build/bisect.compiled"
 }
 
 # The kselftests of the checked-out prefix, built against its uAPI headers
@@ -262,8 +325,8 @@ selftests_one() { # label
 }
 
 # The files patch $1 changes, as kernel paths.
-patch_files() { # k
-	git -C "$TAS_TREE" diff --name-only \
+patch_files() { # k [git diff options]
+	git -C "$TAS_TREE" diff --name-only "${@:2}" \
 		"$("$py" "$TAS_ROOT/tools/series.py" commit $(($1 - 1)))" \
 		"$("$py" "$TAS_ROOT/tools/series.py" commit "$1")"
 }
@@ -403,6 +466,8 @@ else
 fi
 for k in $(seq "$from" "${TAS_BISECT_TO:-$n}"); do
 	commit=$("$py" "$TAS_ROOT/tools/series.py" commit "$k")
+	# What the checkout rewrites is newer than this (compiled()).
+	touch "$build/bisect.stamp"
 	git -C "$TAS_TREE" checkout -q -f "$commit"
 	if [ "$full" -eq 1 ]; then
 		tree=$(git -C "$TAS_TREE" rev-parse "$commit^{tree}")
@@ -432,7 +497,7 @@ for k in $(seq "$from" "${TAS_BISECT_TO:-$n}"); do
 	kernel=0
 	! grep -qvE '^(tools/|Documentation/|MAINTAINERS$)' <<<"$files" || kernel=1
 	if [ "$k" -eq "$n" ]; then
-		build_one "patch $k/$n ($on, as kunit.py builds it)" on
+		build_one "patch $k/$n ($on, as kunit.py builds it)" on "$k"
 	elif [ "$kernel" -eq 1 ]; then
 		quick_one "patch $k/$n ($on)" on "$k"
 	fi
@@ -443,6 +508,11 @@ for k in $(seq "$from" "${TAS_BISECT_TO:-$n}"); do
 	fi
 done
 git -C "$TAS_TREE" checkout -q -f series
+if [ "${#pending[@]}" -gt 0 ]; then
+	[ "${TAS_BISECT_TO:-$n}" -lt "$n" ] ||
+		fail "no prefix compiled these files that patches change: ${pending[*]#"$TAS_TREE"/}"
+	echo "bisect: not compiled up to patch $TAS_BISECT_TO: ${pending[*]}"
+fi
 [ ! -f "$kconfig" ] || grep '^CONFIG_' "$kunitconfig" | cmp -s - "$kconfig" ||
 	echo "bisect: note: the last build's options differ from ${kunitconfig#"$TAS_ROOT"/}; make $build_name will reconfigure"
 to=${TAS_BISECT_TO:-$n}

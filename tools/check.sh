@@ -78,8 +78,10 @@ count qemu-test
 # with 45 s of random ioctls (seed 2), 10 unload rounds (about 4.5 s each
 # under KASAN) and a kmemleak scan, less the four limit kselftests that the
 # lockdep kernel runs (the Makefile's KASAN_EXCLUDE says why).
+# The Rust KUnit suites are left out here: kunit-debug has run them under
+# KASAN and UBSAN (UML) and qemu-test under lockdep (x86_64).
 # (The Makefile's target holds its build directory, fragment and timeout.)
-step qemu-kasan make -s qemu-kasan ROUNDS=10 FUZZ=45 SEED=2
+step qemu-kasan make -s qemu-kasan ROUNDS=10 FUZZ=45 SEED=2 KASAN_KUNIT=
 count qemu-kasan
 
 echo
