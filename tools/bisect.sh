@@ -161,7 +161,7 @@ no_warnings() { # log message
 }
 
 build_one() { # label on|off [k]
-	local t0=$SECONDS rebuilt=
+	local t0=$SECONDS
 
 	prefix_kunitconfig "$2" >"$kconfig"
 	if ! (cd "$TAS_TREE" && python3 tools/testing/kunit/kunit.py build --arch=um \
@@ -171,11 +171,9 @@ build_one() { # label on|off [k]
 		fail "$1 does not build (log: $log)"
 	fi
 	no_warnings "$log" "$1 builds with warnings"
-	if [ -n "${3:-}" ]; then
-		compiled "$3" "$1"
-		rebuilt=$(cat "$build/bisect.compiled")
-	fi
-	echo "bisect: $1 builds ($((SECONDS - t0)) s${rebuilt:+; $rebuilt})"
+	compiled_note=
+	[ -z "${3:-}" ] || compiled "$3" "$1"
+	echo "bisect: $1 builds ($((SECONDS - t0)) s${compiled_note:+; $compiled_note})"
 }
 
 # A prefix's compile check without --full: its kunitconfig less the Rust
@@ -186,7 +184,7 @@ build_one() { # label on|off [k]
 # directory it is in and answers with only the prepare stage (the Rust
 # kernel crate, but no driver and no C file of the series).
 quick_one() { # label on|off [k]
-	local t0=$SECONDS rebuilt
+	local t0=$SECONDS
 
 	prefix_kunitconfig "$2" |
 		sed 's/^CONFIG_RUST_KERNEL_DOCTESTS=y$/# CONFIG_RUST_KERNEL_DOCTESTS is not set/' >"$kconfig"
@@ -198,12 +196,9 @@ quick_one() { # label on|off [k]
 		fail "$1 does not build (log: $log)"
 	fi
 	no_warnings "$log" "$1 builds with warnings"
-	rebuilt=
-	if [ -n "${3:-}" ]; then
-		compiled "$3" "$1"
-		rebuilt=$(cat "$build/bisect.compiled")
-	fi
-	echo "bisect: $1 compiles ($((SECONDS - t0)) s${rebuilt:+; $rebuilt})"
+	compiled_note=
+	[ -z "${3:-}" ] || compiled "$3" "$1"
+	echo "bisect: $1 compiles ($((SECONDS - t0)) s${compiled_note:+; $compiled_note})"
 }
 
 # Checks that the build just done compiled patch $1's changes: every object
@@ -219,13 +214,12 @@ quick_one() { # label on|off [k]
 # that nothing selects yet (patch 17 changes the Rust GEM shmem helpers,
 # which only drivers select: drm/tas from patch 18 on). It is then pending
 # until a later prefix's build compiles it; the run fails if one is left at
-# its end. Writes what it counted to bisect.compiled (a failure must not be
-# inside a command substitution). Not seen by this check: objects outside
+# its end. Sets compiled_note to what it counted. Not seen by this check: objects outside
 # vmlinux.a (lib.a, host programs and the Rust proc-macro crates) and
 # headers that reach the build only through generated files
 # (bindings_helper.h, uapi_helper.h), which the series' builds compile
 # anyway.
-pending=()
+pending=() compiled_note=
 compiled() { # k label
 	local f o e ok stale=() n_src=0 later=() left=() changed members
 	local pats=$build/bisect.files hits=$build/bisect.hits
@@ -245,7 +239,7 @@ compiled() { # k label
 		[ -z "$changed" ] || echo "$changed"
 		for e in "${pending[@]}"; do echo "${e%% *}"; done
 	} | sort -u >"$pats"
-	echo "no C or Rust file" >"$build/bisect.compiled"
+	compiled_note="no C or Rust file"
 	[ -s "$pats" ] || return 0
 	# "cmd-file:path" for each such file that a member's .cmd names (the
 	# .cmd files hold absolute paths of the sources in $TAS_TREE).
@@ -291,16 +285,13 @@ compiled() { # k label
 	done <<<"$changed"
 	[ "${#stale[@]}" -eq 0 ] ||
 		fail "$2: objects that depend on the patch's files were not compiled again: ${stale[*]}"
-	{
-		printf '%s' "$n_src changed C and Rust files compiled, every object that depends on them again"
-		[ "${#later[@]}" -eq 0 ] || printf '; first compiled here: %s' "${later[*]}"
-		for e in "${pending[@]}"; do
-			[ "${e#* }" = "patch $1" ] || continue
-			f=${e%% *}
-			printf '; %s is compiled out (no option selects it yet)' "${f#"$TAS_TREE"/}"
-		done
-		echo
-	} >"$build/bisect.compiled"
+	compiled_note="$n_src changed C and Rust files compiled, every object that depends on them again"
+	[ "${#later[@]}" -eq 0 ] || compiled_note+="; first compiled here: ${later[*]}"
+	for e in "${pending[@]}"; do
+		[ "${e#* }" = "patch $1" ] || continue
+		f=${e%% *}
+		compiled_note+="; ${f#"$TAS_TREE"/} is compiled out (no option selects it yet)"
+	done
 }
 
 # The kselftests of the checked-out prefix, built against its uAPI headers
@@ -511,7 +502,7 @@ git -C "$TAS_TREE" checkout -q -f series
 if [ "${#pending[@]}" -gt 0 ]; then
 	[ "${TAS_BISECT_TO:-$n}" -lt "$n" ] ||
 		fail "no prefix compiled these files that patches change: ${pending[*]#"$TAS_TREE"/}"
-	echo "bisect: not compiled up to patch $TAS_BISECT_TO: ${pending[*]}"
+	echo "bisect: not compiled up to patch $TAS_BISECT_TO: ${pending[*]#"$TAS_TREE"/}"
 fi
 [ ! -f "$kconfig" ] || grep '^CONFIG_' "$kunitconfig" | cmp -s - "$kconfig" ||
 	echo "bisect: note: the last build's options differ from ${kunitconfig#"$TAS_ROOT"/}; make $build_name will reconfigure"
