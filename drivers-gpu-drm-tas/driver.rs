@@ -205,7 +205,13 @@ pub(crate) struct TasData {
     pub(crate) reaper: Arc<Reaper>,
     // series: end
     // series: from tas-dispatch
+    // series: until tas-submit-wq
     /// The workqueue of the work items that signal fences: the rings' and the dispatchers'.
+    // series: end
+    // series: from tas-submit-wq
+    /// The workqueue of the work items that signal fences: the rings', their schedulers' and
+    /// the dispatchers'.
+    // series: end
     pub(crate) signal_wq: &'static Queue,
     // series: end
     // series: from tas-templates

@@ -1318,7 +1318,13 @@ pub(crate) struct Ring {
     fifo: SpinLock<KVec<Arc<NodeExec>>>,
     /// The clock of the nodes' simulated execution, used by the work item only.
     alarm: Arc<Alarm>,
+    // series: until tas-submit-wq
     /// The device's workqueue of the fence signalling path, which runs the work item.
+    // series: end
+    // series: from tas-submit-wq
+    /// The device's workqueue of the fence signalling path, which runs the work item and the
+    /// scheduler's.
+    // series: end
     wq: &'static Queue,
     #[pin]
     work: Work<Ring>,
@@ -1368,6 +1374,13 @@ impl Ring {
     ) -> Result<Arc<Self>> {
         let mut opts = SchedulerOptions::new(dev, name, depth);
         opts.timeout = timeout;
+        // series: from tas-submit-wq
+        // The scheduler's work items share the queue of the rings' work items. A node whose
+        // predecessor completes on another ring is pushed from that ring's work item, whose
+        // CPU then runs the scheduler's `run_job` and this ring's work item in turn, without
+        // waking a thread for either (on a scheduler's own ordered queue, each was a wake-up).
+        opts.submit_wq = Some(wq);
+        // series: end
         let sched = Scheduler::new(opts)?;
         let fifo = KVec::with_capacity(depth as usize, GFP_KERNEL)?;
         let alarm = Alarm::new()?;
@@ -1390,6 +1403,7 @@ impl Ring {
         )
     }
 
+    // series: until tas-submit-wq
     /// Executes the nodes on the FIFO until it is empty.
     fn process(&self) {
         loop {
@@ -1424,6 +1438,30 @@ impl Ring {
             // series: end
         }
     }
+    // series: end
+    // series: from tas-submit-wq
+    /// Executes the node at the head of the FIFO; returns `false` if the FIFO is empty.
+    fn process_one(&self) -> bool {
+        let Some(node) = self.fifo.lock().first().cloned() else {
+            return false;
+        };
+        let (ready, error) = node.ready();
+        node.ready_ns.store(ready, Relaxed);
+        if let Some(error) = error {
+            // A dependency failed: the node does not run and carries the error on, and
+            // cancels its gang.
+            node.cancel_gang();
+            self.skip(&node, error);
+            return true;
+        }
+        if let Some(error) = node.gang_start() {
+            self.skip(&node, error);
+            return true;
+        }
+        self.execute(&node, true);
+        true
+    }
+    // series: end
 
     /// Completes `node` with `error` without running it.
     fn skip(&self, node: &Arc<NodeExec>, error: Error) {
@@ -1643,7 +1681,21 @@ impl WorkItem for Ring {
         // The work item plays the hardware: everything it does is on the path that signals the
         // nodes' fences, so lockdep checks it as a fence signalling critical section.
         let _guard = SignallingGuard::new();
+        // series: until tas-submit-wq
         this.process();
+        // series: end
+        // series: from tas-submit-wq
+        // One node per run: the work item then queues itself again, behind what was queued on
+        // its CPU meanwhile. The rings share the CPU's worker pool with their schedulers' work
+        // items, and a worker that does not sleep is not joined by another one, so a ring that
+        // completes zero-time nodes back to back would otherwise hold up every dispatch on that
+        // CPU until its FIFO is empty.
+        if this.process_one() {
+            let wq = this.wq;
+            // Fails only if `run_job` queued the work item again meanwhile, which is as good.
+            let _ = wq.enqueue(this);
+        }
+        // series: end
     }
 }
 

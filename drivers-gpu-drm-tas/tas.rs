@@ -220,7 +220,15 @@ impl kernel::Module for TasModule {
         // driver is alive: the clients are gone before the device data is dropped and the jobs
         // before the teardowns end; `destroy_workqueue()` lets the work items of its queue, with
         // what they queue on it, finish first, and the work items of `signal_wq` (which queue
+        // series: until tas-submit-wq
         // the reaper on `bg_wq`) are all done before `bg_wq` goes.
+        // series: end
+        // series: from tas-submit-wq
+        // the reaper on `bg_wq`) are all done before `bg_wq` goes. The rings' schedulers run
+        // their work items on `signal_wq` too and are torn down before it goes:
+        // `TasData::drop` waits for their teardowns, and never runs in one of their work items,
+        // as no job holds a reference to the DRM device.
+        // series: end
         let (signal_wq, bg_wq): (&'static Queue, &'static Queue) = unsafe {
             (
                 &*ptr::from_ref::<Queue>(&*signal_wq_owner),
