@@ -52,8 +52,10 @@ use kernel::{
     sync::{
         aref::ARef,
         atomic::{
+            Acquire,
             Atomic,
-            Relaxed, //
+            Relaxed,
+            Release, //
         },
         Arc,
         ArcBorrow,
@@ -117,8 +119,10 @@ use kernel::{
     sync::{
         aref::ARef,
         atomic::{
+            Acquire,
             Atomic,
-            Relaxed, //
+            Relaxed,
+            Release, //
         },
         Arc,
         ArcBorrow,
@@ -186,6 +190,7 @@ use kernel::{
     sync::{
         aref::ARef,
         atomic::{
+            Acquire,
             Atomic,
             Relaxed,
             Release, //
@@ -255,6 +260,7 @@ use kernel::{
     sync::{
         aref::ARef,
         atomic::{
+            Acquire,
             Atomic,
             Full,
             Relaxed,
@@ -1025,7 +1031,9 @@ pub(crate) struct NodeExec {
     /// order). They have all signalled when the node reaches the head of its ring's FIFO, which
     /// is where they are looked at.
     deps: KVec<ARef<Fence>>,
-    /// Set when the scheduler aborted the node (timeout) or its file went away.
+    /// Set when the scheduler aborted the node (timeout), once its fence has been taken and
+    /// signalled with the error: a ring that stops the node because of it finds no fence left to
+    /// signal.
     aborted: Atomic<bool>,
     /// The hardware fence while the node is on the ring.
     #[pin]
@@ -1195,7 +1203,7 @@ impl NodeExec {
             gang.leave();
         }
         gang.go.wait_for_completion();
-        if self.aborted.load(Relaxed) {
+        if self.aborted.load(Acquire) {
             return Some(ETIMEDOUT);
         }
         gang.error()
@@ -1494,7 +1502,7 @@ impl Ring {
         let deadline = start.saturating_add(node.duration_ns);
         loop {
             let now = now_ns();
-            if now >= deadline || node.aborted.load(Relaxed) {
+            if now >= deadline || node.aborted.load(Acquire) {
                 break;
             }
             self.alarm.sleep((deadline - now).min(CHUNK_NS));
@@ -1542,7 +1550,7 @@ impl Ring {
         // series: end
         loop {
             let now = now_ns();
-            if now >= deadline || node.aborted.load(Relaxed) {
+            if now >= deadline || node.aborted.load(Acquire) {
                 break;
             }
             // series: from tas-gangs
@@ -1777,17 +1785,19 @@ impl JobImpl for NodeJob {
 
     fn timed_out(job: &mut RunningJob<'_, Self>) {
         if let NodeJob::Node { ring, exec, .. } = &**job {
+            // The fence first: a ring that sees the node aborted stops it at once, and would
+            // signal it without the error if it found the fence still there.
+            ring.abort(exec, ETIMEDOUT);
             // series: until tas-gangs
             // The worker stops within a chunk and skips the operation.
-            exec.aborted.store(true, Relaxed);
+            exec.aborted.store(true, Release);
             // series: end
             // series: from tas-gangs
             // The worker stops within a chunk and skips the operation; the rest of the gang
             // is cancelled.
-            exec.aborted.store(true, Relaxed);
+            exec.aborted.store(true, Release);
             exec.cancel_gang();
             // series: end
-            ring.abort(exec, ETIMEDOUT);
         }
     }
     // series: from tas-dispatch

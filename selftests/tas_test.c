@@ -3721,6 +3721,13 @@ TEST_F(tas, syncobj_signal_node_point)
  * successor does not run and inherits the error; an independent node
  * completes; the whole-graph signal carries the error, the signal of the
  * independent node does not.
+ *
+ * Run many times with the driver's job_timeout_ms at 10, this races the
+ * timeout handler against the ring that executes the node. With a timeout
+ * under 100 ms, a (virtual) machine that stalls for longer than the timeout
+ * may time node 0 out before its ring starts it, or time out the
+ * independent node too: then only the errors of nodes 0 and 1 and of the
+ * graph are checked.
  */
 TEST_F(tas, error_timeout_propagates)
 {
@@ -3731,6 +3738,7 @@ TEST_F(tas, error_timeout_propagates)
 	__u64 timeout = 0, max_duration = 0, graph_id;
 	__u32 graph_sig, node_sig, done = 0;
 	int status = 0;
+	bool all;
 
 	ASSERT_EQ(0, tas_get_param(self->fd, DRM_TAS_PARAM_JOB_TIMEOUT_NS, 0,
 				   &timeout));
@@ -3741,6 +3749,7 @@ TEST_F(tas, error_timeout_propagates)
 		     (unsigned long long)timeout);
 	if (max_duration <= timeout)
 		SKIP(return, "no duration above the job timeout");
+	all = timeout >= 100 * TAS_NSEC_PER_MSEC;
 
 	ASSERT_EQ(0, tas_syncobj_create(self->fd, 0, &graph_sig));
 	ASSERT_EQ(0, tas_syncobj_create(self->fd, 0, &node_sig));
@@ -3775,19 +3784,19 @@ TEST_F(tas, error_timeout_propagates)
 	       (unsigned long long)timeout / TAS_NSEC_PER_MSEC);
 
 	EXPECT_EQ(-ETIMEDOUT, info[0].error);
-	EXPECT_NE(0ULL, info[0].started_ns);
-	EXPECT_NE(0ULL, info[0].finished_ns);
-
 	EXPECT_EQ(-ETIMEDOUT, info[1].error);
 	EXPECT_EQ(0ULL, info[1].started_ns);
-
-	EXPECT_EQ(0, info[2].error);
-	EXPECT_NE(0ULL, info[2].finished_ns);
-
 	ASSERT_EQ(0, tas_syncobj_fence_status(self->fd, graph_sig, &status));
 	EXPECT_EQ(-ETIMEDOUT, status);
-	ASSERT_EQ(0, tas_syncobj_fence_status(self->fd, node_sig, &status));
-	EXPECT_EQ(1, status);
+	if (all) {
+		EXPECT_NE(0ULL, info[0].started_ns);
+		EXPECT_NE(0ULL, info[0].finished_ns);
+		EXPECT_EQ(0, info[2].error);
+		EXPECT_NE(0ULL, info[2].finished_ns);
+		ASSERT_EQ(0, tas_syncobj_fence_status(self->fd, node_sig,
+						      &status));
+		EXPECT_EQ(1, status);
+	}
 
 	tas_syncobj_destroy(self->fd, node_sig);
 	tas_syncobj_destroy(self->fd, graph_sig);

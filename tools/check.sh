@@ -69,9 +69,10 @@ count kunit-debug
 # would only repeat it.
 step checkpatch env TAS_LINT_SKIP=clippy tools/checkpatch.sh
 # The Rust KUnit suites run at boot, under lockdep, before the selftests.
-# Then 60 s of random ioctls (userspace/tas-fuzz, seed 1) and 20 rounds of
-# module load / tas-stress / unload.
-step qemu-test env TAS_UNLOAD_ROUNDS=20 TAS_FUZZ_SECONDS=60 TAS_FUZZ_SEED=1 \
+# Then 60 s of random ioctls (userspace/tas-fuzz, seed 1), 200 rounds of
+# error_timeout_propagates with a 10 ms job timeout (about 35 s), and 20
+# rounds of module load / tas-stress / unload.
+step qemu-test env TAS_UNLOAD_ROUNDS=20 TAS_FUZZ_SECONDS=60 TAS_FUZZ_SEED=1 TAS_TIMEOUT_ROUNDS=200 \
 	tools/qemu-test.sh --kunit='rust_*'
 count qemu-test
 # The same on a kernel with KASAN, kmemleak and UBSAN instead of lockdep,

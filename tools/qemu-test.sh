@@ -27,6 +27,10 @@
 # kselftests (make fuzz); TAS_DEMO (default: as TAS_KSELFTESTS) runs tas-demo's
 # graph in the guest and checks tools/tas_viz.py's pictures and Perfetto trace
 # of it (two more tests), kept in qemu-test-viz/ beside the log.
+# TAS_TIMEOUT_ROUNDS (default 0) reloads the module with a job timeout of
+# 10 ms after the kselftests and runs the kselftest error_timeout_propagates
+# that many times, as one more test: each round races the job timeout
+# handler against the ring that executes the node.
 # TAS_KSELFTEST_EXCLUDE names tas_test cases (without their fixture, as
 # kselftest_harness's -T takes them) that this run leaves out.
 # TAS_USERSPACE=0 neither builds nor boots with the userspace tools (for a
@@ -57,6 +61,7 @@ done
 unload_rounds=${TAS_UNLOAD_ROUNDS:-20}
 fuzz_seconds=${TAS_FUZZ_SECONDS:-0}
 fuzz_seed=${TAS_FUZZ_SEED:-1}
+timeout_rounds=${TAS_TIMEOUT_ROUNDS:-0}
 kselftests=${TAS_KSELFTESTS:-1}
 demo=${TAS_DEMO:-$kselftests}
 userspace=${TAS_USERSPACE:-1}
@@ -118,6 +123,7 @@ append="kunit.enable=0"
 # Unknown key=value words of the command line end up in init's environment.
 append="$append TAS_UNLOAD_ROUNDS=$unload_rounds TAS_KSELFTESTS=$kselftests"
 append="$append TAS_FUZZ_SECONDS=$fuzz_seconds TAS_FUZZ_SEED=$fuzz_seed"
+append="$append TAS_TIMEOUT_ROUNDS=$timeout_rounds"
 append="$append TAS_DEMO=$demo TAS_HOSTROOT=$TAS_HOSTROOT${TAS_PY:+ TAS_PY=$TAS_PY}"
 [ -z "$exclude" ] || append="$append TAS_KSELFTEST_EXCLUDE=$(echo "$exclude" | tr ' ' ,)"
 log=$TAS_KOUT/qemu-test.log
@@ -250,6 +256,16 @@ if [ "$demo" -eq 1 ]; then
 		failed=$((failed + 1))
 		bad=1
 	fi
+fi
+
+if grep -q '^CONFIG_DRM_TAS=m' "$TAS_KOUT/.config" && [ "$timeout_rounds" -gt 0 ]; then
+	sed -n '/^TAS-TIMEOUT-START$/,/^TAS-TIMEOUT-END$/p' "$log" |
+		grep -E '^(not )?ok |^# .*(Expected|ran )'
+	tas_tap_totals "$log" TAS-TIMEOUT-START TAS-TIMEOUT-END
+	tas_log "job timeout against the ring, $timeout_rounds rounds: $([ "$TAS_PASS" -eq 1 ] && echo ok || echo FAILED)"
+	failed=$((failed + TAS_FAIL + TAS_SKIP + TAS_MISSING))
+	[ "$TAS_PASS" -eq 1 ] && [ "$TAS_FAIL" -eq 0 ] && [ "$TAS_SKIP" -eq 0 ] || bad=1
+	passed=$((passed + TAS_PASS))
 fi
 
 if grep -q '^CONFIG_DRM_TAS=m' "$TAS_KOUT/.config" && [ "$unload_rounds" -gt 0 ]; then

@@ -40,6 +40,39 @@ tas_unload_module() {
 	done
 }
 
+# tas_timeout_rounds ROUNDS: reload the module with a job timeout of 10 ms
+# and run the kselftest error_timeout_propagates ROUNDS times, a process
+# each, until one fails: each round races the timeout handler against the
+# ring that executes the node. Then reload it with the options of the kernel
+# command line. One TAP line, after the output of a failed round.
+tas_timeout_rounds() {
+	echo "1..1"
+	tas_unload_module || { echo "not ok 1 timeout rounds: unload"; return 1; }
+	# shellcheck disable=SC2046 # one word per option
+	if ! insmod /lib/modules/tas.ko $(tr ' ' '\n' </proc/cmdline |
+		sed -n 's/^tas\.//p' | grep -v '^job_timeout_ms=') job_timeout_ms=10; then
+		echo "not ok 1 timeout rounds: insmod"
+		return 1
+	fi
+	n=0
+	r=0
+	while [ "$n" -lt "$1" ]; do
+		n=$((n + 1))
+		if ! out=$(/kselftest/drivers/gpu/tas/tas_test -t error_timeout_propagates 2>&1); then
+			echo "$out" | sed 's/^/# /'
+			r=1
+			break
+		fi
+	done
+	tas_unload_module && tas_load_module || r=1
+	if [ "$r" -eq 0 ]; then
+		echo "ok 1 timeout rounds: $n of $1 with a 10 ms job timeout"
+	else
+		echo "not ok 1 timeout rounds: failed in round $n of $1"
+	fi
+	return $r
+}
+
 # tas_unload_rounds ROUNDS PROCS NODES MSEC: unload the module, then ROUNDS
 # times: load it, put it under load with tas-stress (PROCS processes
 # submitting graphs of NODES nodes, killed or closing their files after MSEC
