@@ -8,14 +8,16 @@
  *   tas-stress PROCS NODES MSEC
  *
  * Each of PROCS processes submits graphs of NODES nodes (chains spread over
- * the rings, with edges across rings) for MSEC milliseconds of wall time,
- * then the parent kills every other process (SIGKILL) and tells the rest to
- * close their file at once (SIGUSR1). Processes 2 and 3 of every 4 launch a
+ * the rings, with edges across rings). MSEC milliseconds of wall time after
+ * every process has its first graph in flight (or after 60 s, if one never
+ * has), the parent kills every other process (SIGKILL) and tells the rest
+ * to close their file at once (SIGUSR1). Processes 2 and 3 of every 4 launch a
  * template instead (acc += ones on one ring, then a copy of acc on another,
  * in one buffer), up to 64 launches in flight, each waiting for the previous
  * one on a timeline. Exits 0 when every process that was not killed
  * submitted at least one graph and saw no error.
  */
+#include <poll.h>
 #include <signal.h>
 #include <sys/wait.h>
 
@@ -25,6 +27,43 @@
 #define TAS_STRESS_MAX_PROCS	16
 
 static volatile sig_atomic_t stop;
+
+/* The write end of the pipe on which each client reports its first graph. */
+static int ready_fd = -1;
+
+static void report_ready(void)
+{
+	char c = 0;
+
+	if (write(ready_fd, &c, 1) != 1)
+		perror("tas-stress: ready");
+}
+
+/*
+ * Waits until @procs clients have reported their first graph on @fd, or for
+ * 60 s: a slow kernel (KASAN under TCG) may take longer than MSEC to start
+ * them, and a client that never submits fails when it exits.
+ */
+static void wait_ready(int fd, unsigned int procs)
+{
+	struct pollfd pfd = { .fd = fd, .events = POLLIN };
+	struct timespec start, now;
+	unsigned int seen = 0;
+	long left;
+	char c;
+
+	clock_gettime(CLOCK_MONOTONIC, &start);
+	while (seen < procs) {
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		left = 60000 - ((now.tv_sec - start.tv_sec) * 1000 +
+				(now.tv_nsec - start.tv_nsec) / 1000000);
+		if (left <= 0 || poll(&pfd, 1, left) <= 0)
+			return;
+		if (read(fd, &c, 1) != 1)
+			return;
+		seen++;
+	}
+}
 
 static void on_usr1(int sig)
 {
@@ -138,7 +177,8 @@ static int template_client(int index)
 				strerror(-ret));
 			return 3;
 		}
-		launched++;
+		if (!launched++)
+			report_ready();
 	}
 	/* Launches are still in flight: the file goes with the template. */
 	close(fd);
@@ -186,7 +226,8 @@ static int client(unsigned int nodes, int index)
 				strerror(-ret));
 			return 3;
 		}
-		submitted++;
+		if (!submitted++)
+			report_ready();
 	}
 	/* Graphs are still in flight: closing the file cancels what has not run. */
 	close(fd);
@@ -198,7 +239,7 @@ int main(int argc, char **argv)
 {
 	pid_t pids[TAS_STRESS_MAX_PROCS];
 	unsigned int procs, nodes, msec, i;
-	int status, bad = 0, killed = 0;
+	int status, bad = 0, killed = 0, ready[2];
 
 	if (argc != 4) {
 		fprintf(stderr, "usage: %s PROCS NODES MSEC\n", argv[0]);
@@ -212,15 +253,25 @@ int main(int argc, char **argv)
 			TAS_STRESS_MAX_PROCS);
 		return 2;
 	}
+	if (pipe(ready)) {
+		perror("tas-stress: pipe");
+		return 1;
+	}
+	ready_fd = ready[1];
 	for (i = 0; i < procs; i++) {
 		pids[i] = fork();
 		if (pids[i] < 0) {
 			perror("tas-stress: fork");
 			return 1;
 		}
-		if (!pids[i])
+		if (!pids[i]) {
+			close(ready[0]);
 			_exit(i % 4 >= 2 ? template_client(i) : client(nodes, i));
+		}
 	}
+	close(ready[1]);
+	wait_ready(ready[0], procs);
+	close(ready[0]);
 	usleep(msec * 1000);
 	for (i = 0; i < procs; i++) {
 		if (i % 2 == 0) {
