@@ -226,8 +226,9 @@ impl kernel::Module for TasModule {
         // series: from tas-submit-wq
         // the reaper on `bg_wq`) are all done before `bg_wq` goes. The rings' schedulers run
         // their work items on `signal_wq` too and are torn down before it goes:
-        // `TasData::drop` waits for their teardowns, and never runs in one of their work items,
-        // as no job holds a reference to the DRM device.
+        // `TasData::drop` waits for their teardowns, and never runs in one of their work items:
+        // the last reference to the DRM device is the registration's, dropped at module exit
+        // (open files and exported buffers keep the module loaded), and no job holds one.
         // series: end
         let (signal_wq, bg_wq): (&'static Queue, &'static Queue) = unsafe {
             (
