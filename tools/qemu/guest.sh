@@ -21,12 +21,14 @@ tas_guest_setup() {
 	ls -l /dev/dri/ 2>&1 | sed 's/^/TAS-GUEST: /'
 }
 
-# Load the tas module, where the kernel has it as one, with the tas.* options
-# of the kernel command line (busybox insmod does not read them itself).
+# tas_load_module [OPTION...]: load the tas module, where the kernel has it as
+# one, with the tas.* options of the kernel command line (busybox insmod does
+# not read them itself), then OPTIONS: the last value of a module parameter
+# wins.
 tas_load_module() {
 	[ -f /lib/modules/tas.ko ] || return 0
 	# shellcheck disable=SC2046 # one word per option
-	insmod /lib/modules/tas.ko $(tr ' ' '\n' </proc/cmdline | sed -n 's/^tas\.//p')
+	insmod /lib/modules/tas.ko $(tr ' ' '\n' </proc/cmdline | sed -n 's/^tas\.//p') "$@"
 }
 
 # Unload the tas module; a file of a process that just exited may still be
@@ -48,9 +50,7 @@ tas_unload_module() {
 tas_timeout_rounds() {
 	echo "1..1"
 	tas_unload_module || { echo "not ok 1 timeout rounds: unload"; return 1; }
-	# shellcheck disable=SC2046 # one word per option
-	if ! insmod /lib/modules/tas.ko $(tr ' ' '\n' </proc/cmdline |
-		sed -n 's/^tas\.//p' | grep -v '^job_timeout_ms=') job_timeout_ms=10; then
+	if ! tas_load_module job_timeout_ms=10; then
 		echo "not ok 1 timeout rounds: insmod"
 		return 1
 	fi
