@@ -13,7 +13,14 @@
 //! end ([`Alarm`]): `fsleep()` would let its timer expire up to a quarter of the sleep late (its
 //! slack) and sleeps of more than four ticks to the next tick, which made a 0.5 ms node run
 //! for milliseconds. With `CONFIG_HIGH_RES_TIMERS` a node runs for its duration plus the
+// series: until tas-lead
 //! wake-up of the ring's worker; without, timers expire on the tick.
+// series: end
+// series: from tas-lead
+//! wake-up of the ring's worker; without, timers expire on the tick. The worker's last sleep
+//! before a deadline ends its usual wake-up latency early, and it waits out the rest on the CPU
+//! (at most [`MAX_LEAD_NS`]), so that a node ends on time rather than a wake-up late.
+// series: end
 //!
 //! Fence signalling critical path: [`NodeJob::run`] and [`NodeJob::timed_out`] only move
 // series: until tas-ops
@@ -257,6 +264,9 @@ use kernel::{
     },
     new_condvar, new_spinlock, new_spinlock_irq, new_work,
     prelude::*,
+    // series: from tas-lead
+    processor::cpu_relax,
+    // series: end
     sync::{
         aref::ARef,
         atomic::{
@@ -308,6 +318,11 @@ use crate::{
 
 /// Longest stretch of simulated execution between two checks for an abort.
 pub(crate) const CHUNK_NS: u64 = 1_000_000;
+// series: from tas-lead
+
+/// The most that a ring's worker wakes ahead of a node's deadline, and hence waits on the CPU.
+const MAX_LEAD_NS: u64 = 250_000;
+// series: end
 
 // series: from tas-classes
 /// The number of urgency levels of nodes (0 most urgent).
@@ -354,6 +369,11 @@ struct Alarm {
     expired: SpinLockIrq<bool>,
     #[pin]
     wake: CondVar,
+    // series: from tas-lead
+    /// How late the worker ran after its timer expired: a moving average over its sleeps,
+    /// each counted up to [`MAX_LEAD_NS`].
+    late_ns: Atomic<u64>,
+    // series: end
 }
 
 impl Alarm {
@@ -363,6 +383,9 @@ impl Alarm {
                 timer <- HrTimer::new(),
                 expired <- new_spinlock_irq!(false, "tas::Alarm::expired"),
                 wake <- new_condvar!("tas::Alarm::wake"),
+                // series: from tas-lead
+                late_ns: Atomic::new(0),
+                // series: end
             }),
             GFP_KERNEL,
         )
@@ -372,6 +395,9 @@ impl Alarm {
     /// gives its timer, and without rounding to the tick where high-resolution timers exist.
     fn sleep(self: &Arc<Self>, ns: u64) {
         let delta = Delta::from_nanos(i64::try_from(ns).unwrap_or(i64::MAX));
+        // series: from tas-lead
+        let expiry = now_ns().saturating_add(ns);
+        // series: end
         let timer = {
             let mut expired = self.expired.lock();
             *expired = false;
@@ -384,7 +410,21 @@ impl Alarm {
         // Dropping the handle cancels the timer, which has expired: it waits, outside of the
         // lock, for a callback that is still returning.
         drop(timer);
+        // series: from tas-lead
+        // Only the ring's work item sleeps, and it never runs twice at once.
+        let late = now_ns().saturating_sub(expiry).min(MAX_LEAD_NS);
+        let avg = self.late_ns.load(Relaxed);
+        self.late_ns.store(avg - avg / 8 + late / 8, Relaxed);
+        // series: end
     }
+    // series: from tas-lead
+
+    /// How long before a deadline the worker's last sleep ends, so that it runs about on time:
+    /// how late it usually runs after its timer expired.
+    fn lead(&self) -> u64 {
+        self.late_ns.load(Relaxed)
+    }
+    // series: end
 }
 
 impl HrTimerCallback for Alarm {
@@ -1576,10 +1616,26 @@ impl Ring {
                     }
                 }
             }
+            // series: until tas-lead
             let chunk = (deadline.saturating_sub(now_ns())).min(CHUNK_NS);
             if chunk > 0 {
                 self.alarm.sleep(chunk);
             }
+            // series: end
+            // series: from tas-lead
+            // The last sleep ends the worker's usual wake-up latency before the deadline, and
+            // the rest (at most `MAX_LEAD_NS`) passes on the CPU: the node completes on time
+            // rather than a wake-up late.
+            let left = deadline.saturating_sub(now_ns());
+            let lead = self.alarm.lead();
+            if left > lead {
+                self.alarm.sleep((left - lead).min(CHUNK_NS));
+            } else {
+                while now_ns() < deadline && !node.aborted.load(Acquire) {
+                    cpu_relax();
+                }
+            }
+            // series: end
             // series: end
         }
         // Off the FIFO before the fence signals: the scheduler starts the next node (and pushes

@@ -6433,6 +6433,54 @@ TEST_F(tas, host_nodes_released_two_at_a_time)
 }
 
 /*
+ * A latency-class host node is released beyond the window: with two normal
+ * host nodes waiting for their threads, one latency-class node of a later
+ * graph still starts, and a second one only once a released node is
+ * reported. All complete without an error.
+ */
+TEST_F(tas, host_node_latency_class)
+{
+	struct drm_tas_node_info info[2];
+	struct drm_tas_node normal[2], urgent[2];
+	struct drm_tas_sync signal;
+	__u64 normal_id, urgent_id;
+	__u32 sig[2], i, done = 0;
+
+	for (i = 0; i < 2; i++) {
+		ASSERT_EQ(0, tas_syncobj_create(self->fd, 0, &sig[i]));
+		tas_node_init(&normal[i], 0, DRM_TAS_OP_HOST, 0);
+		tas_node_init(&urgent[i], 0, DRM_TAS_OP_HOST, 0);
+		urgent[i].class = DRM_TAS_CLASS_LATENCY;
+	}
+	tas_sync_init(&signal, sig[0], DRM_TAS_NODE_GRAPH, 0);
+	ASSERT_EQ(0, tas_submit(self->fd, normal, 2, NULL, 0, NULL, 0, &signal,
+				1, &normal_id));
+	EXPECT_EQ(2, tas_count_started(self->fd, normal_id, 2));
+	tas_sync_init(&signal, sig[1], DRM_TAS_NODE_GRAPH, 0);
+	ASSERT_EQ(0, tas_submit(self->fd, urgent, 2, NULL, 0, NULL, 0, &signal,
+				1, &urgent_id));
+	ASSERT_EQ(1, tas_count_started(self->fd, urgent_id, 2));
+
+	/* The released normal node's slot goes to the other urgent one. */
+	ASSERT_EQ(0, tas_host_done(self->fd, normal_id, 0, 0));
+	EXPECT_EQ(2, tas_count_started(self->fd, urgent_id, 2));
+	for (i = 0; i < 2; i++)
+		ASSERT_EQ(0, tas_host_done(self->fd, urgent_id, i, 0));
+	ASSERT_EQ(0, tas_host_done(self->fd, normal_id, 1, 0));
+
+	for (i = 0; i < 2; i++) {
+		__u64 id = i ? urgent_id : normal_id;
+
+		ASSERT_EQ(0, tas_syncobj_wait_graph(self->fd, sig[i]));
+		ASSERT_EQ(0, tas_graph_info(self->fd, id, info, 2, &done));
+		EXPECT_EQ(1U, done);
+		EXPECT_EQ(0, info[0].error);
+		EXPECT_EQ(0, info[1].error);
+		tas_syncobj_destroy(self->fd, sig[i]);
+	}
+}
+
+/*
  * A host node after a failed one is not released: its start point signals
  * with the error, which its thread sees without running, and HOST_DONE
  * says it has completed.
