@@ -618,21 +618,19 @@ static __u64 wake_floor(void)
 static __u64 dispatch_p99, hop_p50_alone;
 
 /*
- * Hop latencies of a 101-node chain alternating between two rings (every
- * edge crosses rings): predecessor finished -> successor started, sorted,
- * into @lat[100].
- */
-/*
- * Hop latencies of a 101-node chain whose nodes alternate between rings 0
- * and 1. With @gate, the chain's first node waits for binary syncobj @gate,
- * which host node 0 of graph @gate_id signals once this reports it done.
+ * Hop latencies of a 101-node chain alternating between rings 0 and 1 (every
+ * edge crosses rings): predecessor finished -> successor started, into
+ * @lat[100]. With @gate, the chain's first node waits for binary syncobj
+ * @gate, which host node 0 of graph @gate_id signals once this reports it
+ * done.
  */
 static int chain_hops(int fd, unsigned int rings, __u32 gate, __u64 gate_id,
 		      __u64 *lat)
 {
-	struct drm_tas_submit_graph submit = { 0 };
-	struct drm_tas_sync wait = { 0 }, sig = { 0 };
+	struct drm_tas_sync wait = { 0 };
 	struct drm_tas_node_info info[101];
+	__u32 done = 0;
+	__u64 id = 0;
 	struct tas_graph_stats st;
 	struct tas_graph g;
 	unsigned int i;
@@ -650,20 +648,15 @@ static int chain_hops(int fd, unsigned int rings, __u32 gate, __u64 gate_id,
 	} else {
 		wait.handle = gate;
 		wait.node = 0;
-		ret = tas_new_syncobj(fd, &sig.handle);
-		sig.node = DRM_TAS_NODE_GRAPH;
-		submit.nodes = tas_array(g.nodes, g.n, sizeof(g.nodes[0]));
-		submit.edges = tas_array(g.edges, g.e, sizeof(g.edges[0]));
-		submit.waits = tas_array(&wait, 1, sizeof(wait));
-		submit.signals = tas_array(&sig, 1, sizeof(sig));
-		if (!ret && ioctl(fd, DRM_IOCTL_TAS_SUBMIT_GRAPH, &submit))
-			ret = -errno;
+		ret = tas_new_syncobj(fd, &done);
+		if (!ret)
+			ret = tas_graph_submit_after(fd, &g, 0, &wait, 1, done, &id);
 		if (!ret)
 			ret = tas_host_done(fd, gate_id, 0, 0);
 		if (!ret)
-			ret = tas_wait_syncobj(fd, sig.handle, 0, 60);
+			ret = tas_wait_syncobj(fd, done, 0, 60);
 		if (!ret)
-			ret = tas_graph_results(fd, submit.graph_id, info, 101, NULL);
+			ret = tas_graph_results(fd, id, info, 101, NULL);
 	}
 	tas_graph_free(&g);
 	if (ret)

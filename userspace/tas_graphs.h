@@ -466,9 +466,15 @@ static inline struct drm_tas_array tas_array(const void *ptr, __u32 count,
 	return a;
 }
 
-/* Submits @g; the whole graph signals binary syncobj @signal if not 0. */
-static inline int tas_graph_submit(int fd, const struct tas_graph *g,
-				   __u32 flags, __u32 signal, __u64 *graph_id)
+/*
+ * Submits @g after the @num_waits syncobj points of @waits; the whole graph
+ * signals binary syncobj @signal if not 0.
+ */
+static inline int tas_graph_submit_after(int fd, const struct tas_graph *g,
+					 __u32 flags,
+					 const struct drm_tas_sync *waits,
+					 __u32 num_waits, __u32 signal,
+					 __u64 *graph_id)
 {
 	struct drm_tas_submit_graph submit = { 0 };
 	struct drm_tas_sync sig = { 0 };
@@ -478,12 +484,20 @@ static inline int tas_graph_submit(int fd, const struct tas_graph *g,
 	submit.flags = flags;
 	submit.nodes = tas_array(g->nodes, g->n, sizeof(g->nodes[0]));
 	submit.edges = tas_array(g->edges, g->e, sizeof(g->edges[0]));
+	submit.waits = tas_array(waits, num_waits, sizeof(waits[0]));
 	submit.signals = tas_array(&sig, signal ? 1 : 0, sizeof(sig));
 	if (ioctl(fd, DRM_IOCTL_TAS_SUBMIT_GRAPH, &submit))
 		return -errno;
 	if (graph_id)
 		*graph_id = submit.graph_id;
 	return 0;
+}
+
+/* Submits @g; the whole graph signals binary syncobj @signal if not 0. */
+static inline int tas_graph_submit(int fd, const struct tas_graph *g,
+				   __u32 flags, __u32 signal, __u64 *graph_id)
+{
+	return tas_graph_submit_after(fd, g, flags, NULL, 0, signal, graph_id);
 }
 
 /* Creates a template of @g; writes its handle to @handle. */
