@@ -108,13 +108,10 @@ bench:
 # The graphs of real model work in bench/graphs, exported again from PyTorch
 # models (tools/export-graphs.py, with the tas module's tas.capture), in a
 # virtual environment of their own with the versions they were exported
-# with. Not needed by bench or check.
-EXPORT_VENV := $${TAS_CACHE:-$${XDG_CACHE_HOME:-$$HOME/.cache}/tas}/tools/export-venv
+# with. Not needed by bench; check traces them again and compares.
 export-graphs:
-	[ -x $(EXPORT_VENV)/bin/python ] || python3 -m venv $(EXPORT_VENV)
-	$(EXPORT_VENV)/bin/pip install -q torch==2.15.0 torchvision==0.29.2 \
-		transformers==5.24.0 ./userspace/tas-py
-	$(EXPORT_VENV)/bin/python tools/export-graphs.py bench/graphs
+	tools/setup.sh
+	tools/export-graphs.sh
 
 # Cost of the drm_sched trace events: base vs series vs events on (UML).
 bench-trace:

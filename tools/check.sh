@@ -5,7 +5,9 @@
 #   setup, series-check, bisect and kunit-debug (UML with KASAN, UBSAN and
 #   debugobjects, one build directory: the last build of bisect is the
 #   kernel kunit-debug runs), checkpatch (+ rustfmt, kernel-doc, clippy),
-#   qemu-test (x86_64 under TCG, lockdep), qemu-kasan (KASAN, kmemleak)
+#   capture (PyTorch models traced again, tools/export-graphs.sh --check),
+#   qemu-test (x86_64 under TCG, lockdep; a model traced in the guest too),
+#   qemu-kasan (KASAN, kmemleak)
 # Every step runs even when an earlier one failed; the summary names each
 # step's result and time, and the last line totals the test cases.
 set -uo pipefail
@@ -72,7 +74,11 @@ step checkpatch env TAS_LINT_SKIP=clippy tools/checkpatch.sh
 # Then 60 s of random ioctls (userspace/tas-fuzz, seed 1), 200 rounds of
 # error_timeout_propagates with a 10 ms job timeout (about 35 s), and 20
 # rounds of module load / tas-stress / unload.
-step qemu-test env TAS_UNLOAD_ROUNDS=20 TAS_FUZZ_SECONDS=60 TAS_FUZZ_SEED=1 TAS_TIMEOUT_ROUNDS=200 \
+# PyTorch in a venv of its own; the five models of bench/graphs traced again
+# on the host, then ResNet-18 traced and launched in the qemu-test guest.
+step capture tools/export-graphs.sh --check
+count capture
+step qemu-test env TAS_CAPTURE_PY="$TAS_TOOLS/export-venv/bin/python" TAS_UNLOAD_ROUNDS=20 TAS_FUZZ_SECONDS=60 TAS_FUZZ_SEED=1 TAS_TIMEOUT_ROUNDS=200 \
 	tools/qemu-test.sh --kunit='rust_*'
 count qemu-test
 # The same on a kernel with KASAN, kmemleak and UBSAN instead of lockdep,

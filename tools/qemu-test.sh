@@ -37,11 +37,21 @@
 # prefix of the series whose uAPI header they do not build against, see
 # tools/prefix-kselftests.sh); it needs TAS_UNLOAD_ROUNDS=0, TAS_DEMO=0 and
 # no TAS_FUZZ_SECONDS.
+# TAS_CAPTURE_PY, a Python with PyTorch and the tas module (the venv of
+# tools/export-graphs.sh), traces a ResNet-18 in the guest with
+# userspace/tas-py/examples/model_template.py --capture and launches it as a
+# template, as one more test (QEMU's CPU model is then "max").
 
 set -eu
 
 # The unload rounds come on top of the kselftests' time.
 : "${TAS_BOOT_TIMEOUT:=600}"
+# PyTorch's import and trace take about 5 minutes under TCG, and need more
+# than QEMU's default CPU model (SSE4, AVX).
+if [ -n "${TAS_CAPTURE_PY:-}" ]; then
+	TAS_BOOT_TIMEOUT=$((TAS_BOOT_TIMEOUT + 900))
+	export TAS_QEMU_CPU=${TAS_QEMU_CPU:-max}
+fi
 
 # shellcheck source=tools/qemu/lib.sh
 . "$(dirname "$0")/qemu/lib.sh"
@@ -125,6 +135,7 @@ append="$append TAS_UNLOAD_ROUNDS=$unload_rounds TAS_KSELFTESTS=$kselftests"
 append="$append TAS_FUZZ_SECONDS=$fuzz_seconds TAS_FUZZ_SEED=$fuzz_seed"
 append="$append TAS_TIMEOUT_ROUNDS=$timeout_rounds"
 append="$append TAS_DEMO=$demo TAS_HOSTROOT=$TAS_HOSTROOT${TAS_PY:+ TAS_PY=$TAS_PY}"
+append="$append${TAS_CAPTURE_PY:+ TAS_CAPTURE_PY=$TAS_CAPTURE_PY}"
 [ -z "$exclude" ] || append="$append TAS_KSELFTEST_EXCLUDE=$(echo "$exclude" | tr ' ' ,)"
 log=$TAS_KOUT/qemu-test.log
 rc=0
@@ -207,6 +218,8 @@ if [ "$userspace" -eq 1 ]; then
 	guest_tests TAS-RS-START TAS-RS-END 1
 	guest_tests TAS-PY-START TAS-PY-END 3
 fi
+# A PyTorch model traced in the guest and launched as a template.
+[ -z "${TAS_CAPTURE_PY:-}" ] || guest_tests TAS-CAPTURE-START TAS-CAPTURE-END 1
 
 # The demo's graph as pictures and a Perfetto trace: tas_viz.py's own tests,
 # then the guest's run converted and read back with Perfetto's schema.

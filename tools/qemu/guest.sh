@@ -243,6 +243,20 @@ tas_py_test() {
 	return "$ret"
 }
 
+# tas_capture_test PYTHON: examples/model_template.py --capture resnet18 on
+# PYTHON, a venv with PyTorch and the tas module (tools/export-graphs.sh's):
+# the model traced in the guest, then launched as a template, as one test.
+tas_capture_test() {
+	echo "1..1"
+	t0=$(date +%s)
+	if tas_model_run "$1" --capture resnet18 --launches 5; then
+		echo "ok 1 tas-capture: ResNet-18 traced and launched in $(($(date +%s) - t0)) s"
+	else
+		echo "not ok 1 tas-capture: ResNet-18 traced and launched"
+		return 1
+	fi
+}
+
 # tas_model_run PYTHON ARGS...: examples/model_template.py with ARGS on
 # PYTHON in the host's root file system, as for tas_py_test; its lines are
 # prefixed with TAS-MODEL.
