@@ -27,9 +27,10 @@ models from their configurations on PyTorch's meta device and writes:
 
 Rings: 0 and 1 compute, 2 copy (host to device), 3 communication.
 
-Needs PyTorch, torchvision, transformers and the tas module (make
-export-graphs installs them in a virtual environment of its own); tas-bench
-and make check do not.
+Needs PyTorch, torchvision, transformers and the tas module
+(tools/export-graphs.sh installs them in a virtual environment of its own
+for make export-graphs, and for make check, which exports the graphs again
+and compares them with bench/graphs); tas-bench does not.
 
   tools/export-graphs.py OUTDIR
 """

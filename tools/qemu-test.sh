@@ -47,7 +47,7 @@ set -eu
 # The unload rounds come on top of the kselftests' time.
 : "${TAS_BOOT_TIMEOUT:=600}"
 # PyTorch's import and trace take about 5 minutes under TCG, and need more
-# than QEMU's default CPU model (SSE4, AVX).
+# than QEMU's default CPU model (numpy stops on SSE4 instructions).
 if [ -n "${TAS_CAPTURE_PY:-}" ]; then
 	TAS_BOOT_TIMEOUT=$((TAS_BOOT_TIMEOUT + 900))
 	export TAS_QEMU_CPU=${TAS_QEMU_CPU:-max}
@@ -80,8 +80,9 @@ case $exclude in *[!a-z0-9_\ ]*) tas_die "TAS_KSELFTEST_EXCLUDE: test names only
 [ -z "$exclude" ] || tas_log "not run on this kernel: $exclude"
 tools=(tas-stress tas-fuzz tas-demo tas-rs-smoke)
 if [ "$userspace" -eq 0 ]; then
-	[ "$unload_rounds" -eq 0 ] && [ "$fuzz_seconds" -eq 0 ] && [ "$demo" -eq 0 ] ||
-		tas_die "TAS_USERSPACE=0 needs TAS_UNLOAD_ROUNDS=0, TAS_DEMO=0 and no TAS_FUZZ_SECONDS"
+	[ "$unload_rounds" -eq 0 ] && [ "$fuzz_seconds" -eq 0 ] && [ "$demo" -eq 0 ] &&
+		[ -z "${TAS_CAPTURE_PY:-}" ] ||
+		tas_die "TAS_USERSPACE=0 needs TAS_UNLOAD_ROUNDS=0, TAS_DEMO=0, no TAS_FUZZ_SECONDS and no TAS_CAPTURE_PY"
 	tools=()
 fi
 
@@ -96,6 +97,13 @@ if [ "$build" -eq 1 ]; then
 		fi
 	done
 	[ "$userspace" -eq 0 ] || tas_build_python
+fi
+# The PyTorch venv runs the tas module just built, as the project's venv does.
+if [ -n "${TAS_CAPTURE_PY:-}" ]; then
+	"$TAS_CAPTURE_PY" -c 'import torch, torchvision' ||
+		tas_die "TAS_CAPTURE_PY=$TAS_CAPTURE_PY has no PyTorch (tools/export-graphs.sh installs it)"
+	"$TAS_CAPTURE_PY" -m pip install -q --force-reinstall --no-deps --no-index \
+		"$TAS_OUT"/tas-py/wheels/tas-*.whl || tas_die "installing the tas module into $TAS_CAPTURE_PY failed"
 fi
 [ -f "$TAS_BZIMAGE" ] || tas_die "no kernel in $TAS_BZIMAGE: run without --no-build"
 ksft=$TAS_KOUT/kselftest_install

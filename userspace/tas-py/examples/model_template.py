@@ -10,7 +10,8 @@ dispatch (drm_sched's FIFO entities) to compare.
 GRAPH.tasg is a captured graph (bench/graphs has five, from PyTorch models:
 tools/export-graphs.py); --capture traces torchvision's ResNet-18 forward on
 PyTorch's meta device now (needs PyTorch and torchvision). make check runs
-it in the QEMU guest on bench/graphs/resnet18-dp-train.tasg.
+it in the QEMU guest both ways: on bench/graphs/resnet18-dp-train.tasg, and
+with --capture resnet18 on the Python of tools/export-graphs.sh's venv.
 """
 
 import argparse
