@@ -16,8 +16,7 @@
 #
 # PyPI has no CPU-only build of PyTorch for x86_64 Linux: the venv holds the
 # CUDA build (5.6 GB), which traces on the CPU (the models are built on the
-# meta device). Cold, the install takes about 3.5 minutes and the export
-# 30 seconds.
+# meta device). Cold, the install and the export take about 3 minutes.
 
 set -eu
 
