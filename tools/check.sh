@@ -78,7 +78,7 @@ step checkpatch env TAS_LINT_SKIP=clippy tools/checkpatch.sh
 # on the host, then ResNet-18 traced and launched in the qemu-test guest.
 step capture tools/export-graphs.sh --check
 count capture
-step qemu-test env TAS_CAPTURE_PY="$TAS_TOOLS/export-venv/bin/python" TAS_UNLOAD_ROUNDS=20 TAS_FUZZ_SECONDS=60 TAS_FUZZ_SEED=1 TAS_TIMEOUT_ROUNDS=200 \
+step qemu-test env TAS_CAPTURE_PY="$TAS_TORCH_VENV/bin/python" TAS_UNLOAD_ROUNDS=20 TAS_FUZZ_SECONDS=60 TAS_FUZZ_SEED=1 TAS_TIMEOUT_ROUNDS=200 \
 	tools/qemu-test.sh --kunit='rust_*'
 count qemu-test
 # The same on a kernel with KASAN, kmemleak and UBSAN instead of lockdep,

@@ -65,11 +65,8 @@ rc=0
 TAS_PY=$TAS_TOOLS/venv/bin/python
 torch_py=
 if [ "${TAS_DEMO_TORCH:-0}" -eq 1 ]; then
-	torch_py=$TAS_TOOLS/export-venv/bin/python
-	"$torch_py" -c 'import torch, torchvision' ||
-		tas_die "TAS_DEMO_TORCH=1 needs PyTorch in $torch_py (make export-graphs)"
-	"$TAS_TOOLS/export-venv/bin/pip" install -q --force-reinstall --no-deps --no-index \
-		"$TAS_OUT/tas-py/wheels"/tas-*.whl || tas_die "installing the tas module into $torch_py"
+	torch_py=$TAS_TORCH_VENV/bin/python
+	tas_torch_module "$torch_py"
 	torch_py="TAS_TORCH_PY=$torch_py"
 	# PyTorch needs more than QEMU's default CPU model (SSE4, AVX).
 	export TAS_QEMU_CPU=${TAS_QEMU_CPU:-max}

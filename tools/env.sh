@@ -9,6 +9,8 @@ TAS_BASE=$TAS_CACHE/base		# git tree of the unmodified base kernel
 : "${TAS_TREE:=$TAS_CACHE/tree}"	# base + series, where builds happen
 : "${TAS_OUT:=$TAS_CACHE/out}"		# build output directories
 export TAS_ROOT TAS_CACHE TAS_TOOLS TAS_BASE TAS_TREE TAS_OUT
+# The venv with PyTorch that traces models (tools/export-graphs.sh).
+TAS_TORCH_VENV=$TAS_TOOLS/export-venv
 
 export PATH=$TAS_TOOLS/bin:$TAS_TOOLS/venv/bin:$PATH
 export LIBCLANG_PATH=/usr/lib/llvm-19/lib

@@ -3,7 +3,7 @@
 #
 # The graphs of real model work (bench/graphs/*.tasg), traced from PyTorch
 # models by tools/export-graphs.py with the tas module's tas.capture, in a
-# virtual environment of their own ($TAS_TOOLS/export-venv) with the versions
+# virtual environment of their own ($TAS_TORCH_VENV) with the versions
 # they were exported with. The tas module in it is the wheel that
 # tools/qemu/lib.sh's tas_build_python builds for the project's venv.
 #
@@ -30,14 +30,13 @@ case ${1:-} in
 *) tas_die "unknown argument '$1' (see the header of $0)" ;;
 esac
 
-venv=$TAS_TOOLS/export-venv
+venv=$TAS_TORCH_VENV
 [ -x "$venv/bin/python" ] || python3 -m venv "$venv"
 tas_log "installing PyTorch, torchvision and transformers into $venv"
 "$venv/bin/pip" install -q torch==2.15.0 torchvision==0.29.2 transformers==5.24.0 ||
 	tas_die "installing PyTorch failed"
 tas_build_python
-"$venv/bin/pip" install -q --force-reinstall --no-deps --no-index "$TAS_OUT"/tas-py/wheels/tas-*.whl ||
-	tas_die "installing the tas Python module into $venv failed"
+tas_torch_module "$venv/bin/python"
 
 if [ "$check" -eq 0 ]; then
 	exec "$venv/bin/python" "$TAS_ROOT/tools/export-graphs.py" "$TAS_ROOT/bench/graphs"

@@ -98,13 +98,7 @@ if [ "$build" -eq 1 ]; then
 	done
 	[ "$userspace" -eq 0 ] || tas_build_python
 fi
-# The PyTorch venv runs the tas module just built, as the project's venv does.
-if [ -n "${TAS_CAPTURE_PY:-}" ]; then
-	"$TAS_CAPTURE_PY" -c 'import torch, torchvision' ||
-		tas_die "TAS_CAPTURE_PY=$TAS_CAPTURE_PY has no PyTorch (tools/export-graphs.sh installs it)"
-	"$TAS_CAPTURE_PY" -m pip install -q --force-reinstall --no-deps --no-index \
-		"$TAS_OUT"/tas-py/wheels/tas-*.whl || tas_die "installing the tas module into $TAS_CAPTURE_PY failed"
-fi
+[ -z "${TAS_CAPTURE_PY:-}" ] || tas_torch_module "$TAS_CAPTURE_PY"
 [ -f "$TAS_BZIMAGE" ] || tas_die "no kernel in $TAS_BZIMAGE: run without --no-build"
 ksft=$TAS_KOUT/kselftest_install
 [ -x "$ksft/run_kselftest.sh" ] || tas_die "no kselftests in $ksft: run without --no-build"

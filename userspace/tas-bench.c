@@ -242,7 +242,7 @@ static int run_model(int fd, struct tas_graph *g, __u64 *fifo_makespan,
 		     struct tas_graph_stats *tas)
 {
 	struct tas_graph_stats st[TAS_MODEL_RUNS], fifo;
-	__u64 fifo_ms[TAS_MODEL_RUNS], tas_ms[TAS_MODEL_RUNS];
+	__u64 fifo_ms[TAS_MODEL_RUNS], tas_ms[TAS_MODEL_RUNS], median;
 	unsigned int r;
 	int ret;
 
@@ -256,9 +256,9 @@ static int run_model(int fd, struct tas_graph *g, __u64 *fifo_makespan,
 		tas_ms[r] = st[r].makespan;
 	}
 	*fifo_makespan = percentile(fifo_ms, TAS_MODEL_RUNS, 50);
-	percentile(tas_ms, TAS_MODEL_RUNS, 50);
+	median = percentile(tas_ms, TAS_MODEL_RUNS, 50);
 	for (r = 0; r < TAS_MODEL_RUNS; r++)
-		if (st[r].makespan == tas_ms[TAS_MODEL_RUNS / 2])
+		if (st[r].makespan == median)
 			*tas = st[r];
 	return 0;
 }

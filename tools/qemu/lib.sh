@@ -217,6 +217,17 @@ tas_build_python() {
 		tas_die "installing the tas Python module failed"
 }
 
+# tas_torch_module PYTHON: checks that PYTHON, a venv's with PyTorch
+# ($TAS_TORCH_VENV), imports PyTorch and torchvision, and installs into it the
+# tas module that tas_build_python built, so that it runs the module under
+# test as the project's venv does.
+tas_torch_module() {
+	"$1" -c 'import torch, torchvision' ||
+		tas_die "$1 has no PyTorch and torchvision (tools/export-graphs.sh installs them)"
+	"$1" -m pip install -q --force-reinstall --no-deps --no-index "$TAS_OUT"/tas-py/wheels/tas-*.whl ||
+		tas_die "installing the tas module into $1 failed"
+}
+
 # tas_test_python LOG: the Python module's tests that need no device, on the
 # host, then rustfmt and clippy of its crate (warnings are errors).
 tas_test_python() {
