@@ -626,6 +626,33 @@ static void *pong(void *arg)
 	return NULL;
 }
 
+static pthread_t floor_thread;
+static unsigned int floor_rounds;
+
+/* Starts the thread that @n calls of floor_round() wake, one each. */
+static int floor_start(unsigned int n)
+{
+	floor_rounds = n;
+	atomic_store(&futex_word, 0);
+	return pthread_create(&floor_thread, NULL, pong, &floor_rounds) ? -EAGAIN : 0;
+}
+
+/*
+ * Round @i (from 0, in order) of floor_start()'s thread: the futex
+ * wake-to-run latency of one wake of a thread that has slept 200 us, in ns.
+ * After the last round the thread has ended and floor_thread can be joined.
+ */
+static __u64 floor_round(unsigned int i)
+{
+	usleep(200);
+	wake_sent_ns = now_ns();
+	atomic_store(&futex_word, 2 * i + 1);
+	syscall(SYS_futex, &futex_word, FUTEX_WAKE, 1, NULL, NULL, 0);
+	while (atomic_load(&futex_word) != 2 * i + 2)
+		syscall(SYS_futex, &futex_word, FUTEX_WAIT, 2 * i + 1, NULL, NULL, 0);
+	return atomic_load(&woken_ns) - wake_sent_ns;
+}
+
 /*
  * p50 of the futex wake-to-run latency between two threads, in ns; its p99
  * into @p99 unless NULL.
@@ -634,21 +661,12 @@ static __u64 wake_floor(__u64 *p99)
 {
 	unsigned int i, n = 200;
 	__u64 lat[200];
-	pthread_t t;
 
-	atomic_store(&futex_word, 0);
-	if (pthread_create(&t, NULL, pong, &n))
+	if (floor_start(n))
 		return 0;
-	for (i = 0; i < n; i++) {
-		usleep(200);
-		wake_sent_ns = now_ns();
-		atomic_store(&futex_word, 2 * i + 1);
-		syscall(SYS_futex, &futex_word, FUTEX_WAKE, 1, NULL, NULL, 0);
-		while (atomic_load(&futex_word) != 2 * i + 2)
-			syscall(SYS_futex, &futex_word, FUTEX_WAIT, 2 * i + 1, NULL, NULL, 0);
-		lat[i] = atomic_load(&woken_ns) - wake_sent_ns;
-	}
-	pthread_join(t, NULL);
+	for (i = 0; i < n; i++)
+		lat[i] = floor_round(i);
+	pthread_join(floor_thread, NULL);
 	if (p99)
 		*p99 = percentile(lat, n, 99);
 	return percentile(lat, n, 50);
@@ -1052,13 +1070,13 @@ static int bench_latency(int fd, unsigned int rings)
 
 /*
  * Submits a GPU node (ring 0) -> a host node, and with @second -> a GPU node
- * (ring 1), as one graph: the host node (node 1) signals timeline point
- * @point of @start when it is released, the graph point @point of @done when
- * it completes.
+ * (ring 1), as one graph: the host node (node 1) signals point @start_point
+ * of @start (0: a binary syncobj) when it is released, the graph point
+ * @point of @done when it completes.
  */
 static int submit_host_graph(int fd, unsigned int rings, int second,
-			     __u32 start, __u32 done, __u64 point,
-			     __u64 *graph_id)
+			     __u32 start, __u64 start_point, __u32 done,
+			     __u64 point, __u64 *graph_id)
 {
 	struct drm_tas_edge edges[2] = { { .from = 0, .to = 1 },
 					 { .from = 1, .to = 2 } };
@@ -1075,7 +1093,7 @@ static int submit_host_graph(int fd, unsigned int rings, int second,
 	nodes[2].ring = 1 % rings;
 	sig[0].handle = start;
 	sig[0].node = 1;
-	sig[0].point = point;
+	sig[0].point = start_point;
 	sig[0].flags = DRM_TAS_SYNC_ON_START;
 	sig[1].handle = done;
 	sig[1].node = DRM_TAS_NODE_GRAPH;
@@ -1090,50 +1108,94 @@ static int submit_host_graph(int fd, unsigned int rings, int second,
 }
 
 /*
- * The wake of a host node's thread: HOST_GRAPHS graphs of a 0.5 ms GPU node
- * -> a host node, one at a time, the thread waiting for the host node's start
- * point. Into @lat, from the GPU node's finished_ns to the thread running
- * after its wait returned; into @release, from finished_ns to the host node's
- * release (its started_ns). A sample where the thread reached its wait only
- * after the GPU node had finished measures no wake and is left out; returns
- * the number of samples kept in @n.
+ * One wake of a host node's thread: a graph of a 0.5 ms GPU node -> a host
+ * node, the thread waiting for the host node's start point, timeline point
+ * @point of @start, or @start as a binary syncobj if @point is 0. Into
+ * @lat, from the GPU node's finished_ns to the thread running after its wait
+ * returned; into @release, from finished_ns to the host node's release (its
+ * started_ns). Returns 1 with a sample, 0 without one (the thread reached
+ * its wait only after the GPU node had finished, which measures no wake),
+ * or a negative errno.
  */
-static int host_wake(int fd, unsigned int rings, __u64 *lat, __u64 *release,
-		     unsigned int *n)
+static int host_wake_one(int fd, unsigned int rings, __u32 start, __u64 point,
+			 __u32 done, __u64 done_point, __u64 *lat, __u64 *release)
 {
 	struct drm_tas_node_info info[2];
 	__u64 id, waiting, woke;
-	__u32 start, done;
-	unsigned int i;
+	int ret;
+
+	ret = submit_host_graph(fd, rings, 0, start, point, done, done_point, &id);
+	waiting = now_ns();
+	if (!ret)
+		ret = tas_wait_syncobj(fd, start, point, 60);
+	woke = now_ns();
+	if (!ret)
+		ret = tas_host_done(fd, id, 1, 0);
+	if (!ret)
+		ret = tas_wait_syncobj(fd, done, done_point, 60);
+	if (!ret)
+		ret = tas_graph_results(fd, id, info, 2, NULL);
+	if (!ret && (info[0].error || info[1].error || woke < info[0].finished_ns))
+		ret = -EINVAL;
+	if (ret || waiting >= info[0].finished_ns)
+		return ret;
+	*lat = woke - info[0].finished_ns;
+	*release = info[1].started_ns > info[0].finished_ns ?
+		   info[1].started_ns - info[0].finished_ns : 0;
+	return 1;
+}
+
+/*
+ * The wake of a host node's thread, HOST_GRAPHS times each way, alternating:
+ * the thread waits for a point of a timeline syncobj (as a framework that
+ * launches a template does), and for a binary syncobj, a new one per graph.
+ * Into @lat and @release the samples of the timeline waits (host_wake_one()),
+ * their count in @n; into @lat_bin those of the binary waits, their count in
+ * @n_bin. Into @floor, a futex wake-to-run latency before each pair
+ * (floor_round()): the floor's p50 under TCG moves between about 25 and
+ * 70 us from one series of wakes to the next, so it is sampled in the same
+ * period as the wakes it is compared with.
+ */
+static int host_wake(int fd, unsigned int rings, __u64 *lat, __u64 *release,
+		     unsigned int *n, __u64 *lat_bin, unsigned int *n_bin,
+		     __u64 *floor)
+{
+	struct drm_syncobj_destroy destroy = { 0 };
+	__u32 start, done, bin = 0;
+	unsigned int i, k;
+	__u64 unused;
 	int ret;
 
 	*n = 0;
+	*n_bin = 0;
+	ret = floor_start(HOST_GRAPHS);
+	if (ret)
+		return ret;
 	ret = tas_new_syncobj(fd, &start);
 	if (!ret)
 		ret = tas_new_syncobj(fd, &done);
-	for (i = 0; !ret && i < HOST_GRAPHS; i++) {
-		ret = submit_host_graph(fd, rings, 0, start, done, i + 1, &id);
-		waiting = now_ns();
-		if (!ret)
-			ret = tas_wait_syncobj(fd, start, i + 1, 60);
-		woke = now_ns();
-		if (!ret)
-			ret = tas_host_done(fd, id, 1, 0);
-		if (!ret)
-			ret = tas_wait_syncobj(fd, done, i + 1, 60);
-		if (!ret)
-			ret = tas_graph_results(fd, id, info, 2, NULL);
-		if (!ret && (info[0].error || info[1].error ||
-			     woke < info[0].finished_ns))
-			ret = -EINVAL;
-		if (ret || waiting >= info[0].finished_ns)
-			continue;
-		lat[*n] = woke - info[0].finished_ns;
-		release[*n] = info[1].started_ns > info[0].finished_ns ?
-			      info[1].started_ns - info[0].finished_ns : 0;
-		(*n)++;
+	for (i = 0; ret >= 0 && i < HOST_GRAPHS; i++) {
+		floor[i] = floor_round(i);
+		ret = host_wake_one(fd, rings, start, i + 1, done, 2 * i + 1,
+				    &lat[*n], &release[*n]);
+		if (ret > 0)
+			(*n)++;
+		if (ret >= 0)
+			ret = tas_new_syncobj(fd, &bin);
+		if (ret < 0)
+			break;
+		ret = host_wake_one(fd, rings, bin, 0, done, 2 * i + 2,
+				    &lat_bin[*n_bin], &unused);
+		if (ret > 0)
+			(*n_bin)++;
+		destroy.handle = bin;
+		ioctl(fd, DRM_IOCTL_SYNCOBJ_DESTROY, &destroy);
 	}
-	return ret;
+	/* After an error, the rounds left let the floor's thread end. */
+	for (k = i; k < HOST_GRAPHS; k++)
+		floor[k] = floor_round(k);
+	pthread_join(floor_thread, NULL);
+	return ret < 0 ? ret : 0;
 }
 
 /*
@@ -1168,7 +1230,7 @@ static int host_chain(int fd, unsigned int rings, __u64 *graph, __u64 *user)
 	sig.node = DRM_TAS_NODE_GRAPH;
 	for (i = 0; !ret && i < HOST_CHAINS; i++) {
 		t0 = now_ns();
-		ret = submit_host_graph(fd, rings, 1, start, done, i + 1, &id);
+		ret = submit_host_graph(fd, rings, 1, start, i + 1, done, i + 1, &id);
 		if (!ret)
 			ret = tas_wait_syncobj(fd, start, i + 1, 60);
 		if (!ret)
@@ -1205,9 +1267,10 @@ static int host_chain(int fd, unsigned int rings, __u64 *graph, __u64 *user)
 /* Host nodes (uAPI version 6): CPU work inside a graph. */
 static int bench_host(int fd, unsigned int rings)
 {
-	__u64 lat[HOST_GRAPHS], release[HOST_GRAPHS], floor, floor99 = 0, p50, p99;
-	__u64 graph = 0, user = 0;
-	unsigned int n;
+	__u64 lat[HOST_GRAPHS], release[HOST_GRAPHS], floor, floor99, p50, p99;
+	__u64 alone, alone99 = 0;
+	__u64 lat_bin[HOST_GRAPHS], floors[HOST_GRAPHS], graph = 0, user = 0;
+	unsigned int n, n_bin;
 	int ret;
 
 	if (!(tas_get_param(fd, DRM_TAS_PARAM_OPS) & (1u << DRM_TAS_OP_HOST))) {
@@ -1215,23 +1278,30 @@ static int bench_host(int fd, unsigned int rings)
 		result_null("host_wake_p99_us", "-", "needs host nodes");
 		result_null("host_wake_p50_over_wake_floor", "<= 2", "needs host nodes");
 		result_null("host_wake_p99_over_wake_floor", "<= 2", "needs host nodes");
+		result_null("host_wake_timeline_over_binary", "-", "needs host nodes");
 		result_null("host_chain_graph_us", "-", "needs host nodes");
 		result_null("host_chain_userspace_us", "-", "needs host nodes");
 		result_null("host_chain_graph_over_userspace", "<= 1", "needs host nodes");
 		return 0;
 	}
-	ret = host_wake(fd, rings, lat, release, &n);
+	ret = host_wake(fd, rings, lat, release, &n, lat_bin, &n_bin, floors);
 	if (!ret)
 		ret = host_chain(fd, rings, &graph, &user);
 	if (ret)
 		return ret;
-	/* The floor again, next to the samples: the machines are noisy. */
-	floor = wake_floor(&floor99);
+	/* The floor of the wakes: sampled between them (host_wake()). */
+	floor = percentile(floors, HOST_GRAPHS, 50);
+	floor99 = percentile(floors, HOST_GRAPHS, 99);
 	p50 = percentile(lat, n, 50);
 	p99 = percentile(lat, n, 99);
-	printf("  host node wake (GPU node finished -> thread running): p50 %.1f us, p99 %.1f us over %u of %d graphs; host node released p50 %.1f us after; futex wake p50 %.1f us, p99 %.1f us\n",
+	printf("  host node wake (GPU node finished -> thread running): p50 %.1f us, p99 %.1f us"
+	       " over %u of %d graphs; host node released p50 %.1f us after; futex wake between them p50 %.1f us, p99 %.1f us\n",
 	       p50 / 1e3, p99 / 1e3, n, HOST_GRAPHS,
 	       percentile(release, n, 50) / 1e3, floor / 1e3, floor99 / 1e3);
+	/* The same floor measured on its own, for comparison. */
+	alone = wake_floor(&alone99);
+	printf("  futex wake measured on its own after them: p50 %.1f us, p99 %.1f us\n",
+	       alone / 1e3, alone99 / 1e3);
 	printf("  GPU -> CPU -> GPU, 0.5 ms nodes: p50 %.1f us as one graph with a host node, %.1f us driven from userspace\n",
 	       graph / 1e3, user / 1e3);
 	if (n) {
@@ -1239,15 +1309,26 @@ static int bench_host(int fd, unsigned int rings)
 		       "GPU node finished -> thread waiting for the host node's start point running, p50");
 		result("host_wake_p99_us", p99 / 1e3, "-", "the same, p99");
 		result("host_wake_p50_over_wake_floor", floor ? (double)p50 / floor : 0,
-		       "<= 2", "host node wake p50 / futex wake-to-run p50");
+		       "<= 2", "host node wake p50 / futex wake-to-run p50, sampled between them");
 		result("host_wake_p99_over_wake_floor", floor99 ? (double)p99 / floor99 : 0,
-		       "<= 2", "host node wake p99 / futex wake-to-run p99");
+		       "<= 2", "host node wake p99 / futex wake-to-run p99, the same");
 	} else {
 		result_null("host_wake_p50_us", "-",
 			    "the thread never waited before the GPU node finished");
 		result_null("host_wake_p99_us", "-", "the same");
 		result_null("host_wake_p50_over_wake_floor", "<= 2", "the same");
 		result_null("host_wake_p99_over_wake_floor", "<= 2", "the same");
+	}
+	if (n && n_bin) {
+		__u64 bin50 = percentile(lat_bin, n_bin, 50);
+
+		printf("  host node wake through a binary syncobj: p50 %.1f us over %u graphs\n",
+		       bin50 / 1e3, n_bin);
+		result("host_wake_timeline_over_binary", bin50 ? (double)p50 / bin50 : 0, "-",
+		       "host node wake p50, thread waiting for a timeline point / for a binary syncobj");
+	} else {
+		result_null("host_wake_timeline_over_binary", "-",
+			    "the thread never waited before the GPU node finished");
 	}
 	result("host_chain_graph_us", graph / 1e3, "-",
 	       "GPU -> CPU -> GPU as one graph with a host node, submit to end, p50");
