@@ -4947,6 +4947,67 @@ TEST_F(tas, syncobj_timeline_sync_file_imported_as_point)
 }
 
 /*
+ * Core syncobj code reached through the tas render node. A timeline point
+ * signals only after the points before it, even when its own fence has
+ * signalled first. A waiter of a point whose earlier points have all
+ * signalled waits for the point's own fence rather than its chain node (one
+ * hop less); until then it must wait for the chain. Point 1 is a node that
+ * waits for a sw_sync fence, point 2 a node that waits for nothing: once
+ * point 2's node is done, neither a wait nor an eventfd sees point 2
+ * signalled until the test signals the sw_sync fence.
+ */
+TEST_F(tas, syncobj_timeline_wait_follows_earlier_point)
+{
+	struct drm_tas_sync signal[2], wait;
+	struct drm_tas_node node;
+	__u32 tl, in, out, inc = 1;
+	int efd, timeline;
+	__u64 value;
+
+	efd = eventfd(0, EFD_CLOEXEC);
+	if (efd < 0)
+		SKIP(return, "no eventfd: %s (CONFIG_EVENTFD)", strerror(errno));
+	timeline = tas_sw_sync_syncobj(self->fd, &in);
+	if (timeline == -ENOENT)
+		SKIP(return, "no %s (CONFIG_SW_SYNC, debugfs mounted?)",
+		     SW_SYNC_PATH);
+	ASSERT_LE(0, timeline);
+	ASSERT_EQ(0, tas_syncobj_create(self->fd, 0, &tl));
+	ASSERT_EQ(0, tas_syncobj_create(self->fd, 0, &out));
+
+	tas_node_init(&node, 0, DRM_TAS_OP_NOP, TAS_NSEC_PER_MSEC);
+	tas_sync_init(&wait, in, DRM_TAS_NODE_GRAPH, 0);
+	tas_sync_init(&signal[0], tl, 0, 1);
+	ASSERT_EQ(0, tas_submit(self->fd, &node, 1, NULL, 0, &wait, 1,
+				signal, 1, NULL));
+	tas_sync_init(&signal[0], tl, 0, 2);
+	tas_sync_init(&signal[1], out, DRM_TAS_NODE_GRAPH, 0);
+	ASSERT_EQ(0, tas_submit(self->fd, &node, 1, NULL, 0, NULL, 0,
+				signal, 2, NULL));
+	ASSERT_EQ(0, tas_syncobj_eventfd(self->fd, tl, 2, 0, efd));
+
+	/* Point 2's own fence signals; point 1 has not. */
+	ASSERT_EQ(0, tas_syncobj_wait_graph(self->fd, out));
+	EXPECT_EQ(-ETIME, tas_syncobj_timeline_wait(self->fd, tl, 2,
+						    50 * TAS_NSEC_PER_MSEC));
+	EXPECT_EQ(-ETIME, tas_syncobj_timeline_wait(self->fd, tl, 1, 0));
+	EXPECT_EQ(0, tas_eventfd_ready(efd, 0));
+
+	ASSERT_EQ(0, tas_ioctl(timeline, SW_SYNC_IOC_INC, &inc));
+	ASSERT_EQ(0, tas_syncobj_timeline_wait(self->fd, tl, 2, TAS_WAIT_NS));
+	ASSERT_EQ(0, tas_syncobj_timeline_wait(self->fd, tl, 1, 0));
+	ASSERT_EQ(1, tas_eventfd_ready(efd, 10000));
+	ASSERT_EQ((ssize_t)sizeof(value), read(efd, &value, sizeof(value)));
+	EXPECT_EQ(1ULL, value);
+
+	close(timeline);
+	tas_syncobj_destroy(self->fd, out);
+	tas_syncobj_destroy(self->fd, in);
+	tas_syncobj_destroy(self->fd, tl);
+	close(efd);
+}
+
+/*
  * The syncobj array ioctls take a u32 count. A count whose arrays exceed
  * what kmalloc can give (2^21 handles) is served from vmalloc and gets the
  * answer for its handles (-ENOENT for handle 0), and a count that cannot
