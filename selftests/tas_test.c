@@ -4952,21 +4952,26 @@ TEST_F(tas, syncobj_timeline_sync_file_imported_as_point)
  * signalled first. A waiter of a point whose earlier points have all
  * signalled waits for the point's own fence rather than its chain node (one
  * hop less); until then it must wait for the chain. Point 1 is a node that
- * waits for a sw_sync fence, point 2 a node that waits for nothing: once
- * point 2's node is done, neither a wait nor an eventfd sees point 2
- * signalled until the test signals the sw_sync fence.
+ * waits for a sw_sync fence, points 2 and 3 nodes that wait for nothing.
+ * Once they are done, nothing sees point 3 (or 2) signalled until the test
+ * signals the sw_sync fence: not a wait or an eventfd that finds the point
+ * at once, nor a wait (in a child process) or an eventfd that started
+ * before the point was submitted.
  */
 TEST_F(tas, syncobj_timeline_wait_follows_earlier_point)
 {
-	struct drm_tas_sync signal[2], wait;
+	struct drm_tas_sync signal[3], wait;
 	struct drm_tas_node node;
 	__u32 tl, in, out, inc = 1;
-	int efd, timeline;
+	int early, late, status, timeline;
 	__u64 value;
+	pid_t pid;
 
-	efd = eventfd(0, EFD_CLOEXEC);
-	if (efd < 0)
+	early = eventfd(0, EFD_CLOEXEC);
+	if (early < 0)
 		SKIP(return, "no eventfd: %s (CONFIG_EVENTFD)", strerror(errno));
+	late = eventfd(0, EFD_CLOEXEC);
+	ASSERT_LE(0, late);
 	timeline = tas_sw_sync_syncobj(self->fd, &in);
 	if (timeline == -ENOENT)
 		SKIP(return, "no %s (CONFIG_SW_SYNC, debugfs mounted?)",
@@ -4980,31 +4985,53 @@ TEST_F(tas, syncobj_timeline_wait_follows_earlier_point)
 	tas_sync_init(&signal[0], tl, 0, 1);
 	ASSERT_EQ(0, tas_submit(self->fd, &node, 1, NULL, 0, &wait, 1,
 				signal, 1, NULL));
+
+	/* Waiting before points 2 and 3 exist. */
+	ASSERT_EQ(0, tas_syncobj_eventfd(self->fd, tl, 3, 0, early));
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (pid == 0)
+		_exit(tas_syncobj_timeline_wait(self->fd, tl, 3, TAS_WAIT_NS) ?
+		      1 : 0);
+	usleep(100 * 1000);
+
 	tas_sync_init(&signal[0], tl, 0, 2);
 	tas_sync_init(&signal[1], out, DRM_TAS_NODE_GRAPH, 0);
 	ASSERT_EQ(0, tas_submit(self->fd, &node, 1, NULL, 0, NULL, 0,
 				signal, 2, NULL));
-	ASSERT_EQ(0, tas_syncobj_eventfd(self->fd, tl, 2, 0, efd));
-
-	/* Point 2's own fence signals; point 1 has not. */
 	ASSERT_EQ(0, tas_syncobj_wait_graph(self->fd, out));
-	EXPECT_EQ(-ETIME, tas_syncobj_timeline_wait(self->fd, tl, 2,
+	tas_sync_init(&signal[2], tl, 0, 3);
+	ASSERT_EQ(0, tas_submit(self->fd, &node, 1, NULL, 0, NULL, 0,
+				&signal[1], 2, NULL));
+	ASSERT_EQ(0, tas_syncobj_wait_graph(self->fd, out));
+
+	/* Points 2 and 3's own fences have signalled; point 1's has not. */
+	ASSERT_EQ(0, tas_syncobj_eventfd(self->fd, tl, 3, 0, late));
+	EXPECT_EQ(-ETIME, tas_syncobj_timeline_wait(self->fd, tl, 3,
 						    50 * TAS_NSEC_PER_MSEC));
+	EXPECT_EQ(-ETIME, tas_syncobj_timeline_wait(self->fd, tl, 2, 0));
 	EXPECT_EQ(-ETIME, tas_syncobj_timeline_wait(self->fd, tl, 1, 0));
-	EXPECT_EQ(0, tas_eventfd_ready(efd, 0));
+	EXPECT_EQ(0, tas_eventfd_ready(early, 0));
+	EXPECT_EQ(0, tas_eventfd_ready(late, 0));
+	EXPECT_EQ(0, waitpid(pid, &status, WNOHANG))
+		TH_LOG("the child's wait for point 3 returned");
 
 	ASSERT_EQ(0, tas_ioctl(timeline, SW_SYNC_IOC_INC, &inc));
-	ASSERT_EQ(0, tas_syncobj_timeline_wait(self->fd, tl, 2, TAS_WAIT_NS));
+	ASSERT_EQ(0, tas_syncobj_timeline_wait(self->fd, tl, 3, TAS_WAIT_NS));
 	ASSERT_EQ(0, tas_syncobj_timeline_wait(self->fd, tl, 1, 0));
-	ASSERT_EQ(1, tas_eventfd_ready(efd, 10000));
-	ASSERT_EQ((ssize_t)sizeof(value), read(efd, &value, sizeof(value)));
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	ASSERT_EQ(1, tas_eventfd_ready(early, 10000));
+	ASSERT_EQ(1, tas_eventfd_ready(late, 10000));
+	ASSERT_EQ((ssize_t)sizeof(value), read(late, &value, sizeof(value)));
 	EXPECT_EQ(1ULL, value);
 
 	close(timeline);
 	tas_syncobj_destroy(self->fd, out);
 	tas_syncobj_destroy(self->fd, in);
 	tas_syncobj_destroy(self->fd, tl);
-	close(efd);
+	close(late);
+	close(early);
 }
 
 /*
