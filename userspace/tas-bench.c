@@ -1162,8 +1162,8 @@ static int host_wake(int fd, unsigned int rings, __u64 *lat, __u64 *release,
 {
 	struct drm_syncobj_destroy destroy = { 0 };
 	__u32 start, done, bin = 0;
-	unsigned int i, k;
 	__u64 unused;
+	unsigned int i;
 	int ret;
 
 	*n = 0;
@@ -1174,8 +1174,11 @@ static int host_wake(int fd, unsigned int rings, __u64 *lat, __u64 *release,
 	ret = tas_new_syncobj(fd, &start);
 	if (!ret)
 		ret = tas_new_syncobj(fd, &done);
-	for (i = 0; ret >= 0 && i < HOST_GRAPHS; i++) {
+	for (i = 0; i < HOST_GRAPHS; i++) {
+		/* Every round, after an error too: then the floor's thread ends. */
 		floor[i] = floor_round(i);
+		if (ret < 0)
+			continue;
 		ret = host_wake_one(fd, rings, start, i + 1, done, 2 * i + 1,
 				    &lat[*n], &release[*n]);
 		if (ret > 0)
@@ -1183,7 +1186,7 @@ static int host_wake(int fd, unsigned int rings, __u64 *lat, __u64 *release,
 		if (ret >= 0)
 			ret = tas_new_syncobj(fd, &bin);
 		if (ret < 0)
-			break;
+			continue;
 		ret = host_wake_one(fd, rings, bin, 0, done, 2 * i + 2,
 				    &lat_bin[*n_bin], &unused);
 		if (ret > 0)
@@ -1191,9 +1194,6 @@ static int host_wake(int fd, unsigned int rings, __u64 *lat, __u64 *release,
 		destroy.handle = bin;
 		ioctl(fd, DRM_IOCTL_SYNCOBJ_DESTROY, &destroy);
 	}
-	/* After an error, the rounds left let the floor's thread end. */
-	for (k = i; k < HOST_GRAPHS; k++)
-		floor[k] = floor_round(k);
 	pthread_join(floor_thread, NULL);
 	return ret < 0 ? ret : 0;
 }
