@@ -109,7 +109,12 @@ use kernel::{
     new_condvar, new_mutex,
     // series: end
     // series: from tas-retire
+    // series: until tas-prepare-later
     new_condvar, new_mutex, new_work,
+    // series: end
+    // series: from tas-prepare-later
+    new_condvar, new_delayed_work, new_mutex,
+    // series: end
     // series: end
     prelude::*,
     sync::{
@@ -129,10 +134,18 @@ use kernel::{
     uapi,
     // series: from tas-retire
     workqueue::{
+        // series: until tas-prepare-later
         impl_has_work,
         Queue,
         Work,
         WorkItem, //
+        // series: end
+        // series: from tas-prepare-later
+        impl_has_delayed_work,
+        DelayedWork,
+        Queue,
+        WorkItem, //
+        // series: end
     },
     // series: end
 };
@@ -308,17 +321,38 @@ type RecordRoom = UniqueArc<MaybeUninit<GraphRecord>>;
 /// time in the number of those nodes. A submission that evicts an entry from the history hands
 /// it to the entry's own work item, which drops it: a submission or a launch costs the same
 /// whatever it evicts, and nothing is dropped under the file's submission lock.
+// series: from tas-prepare-later
+///
+/// The work item runs [`EVICT_DELAY`] after the eviction, when the submission has returned, so
+/// that its worker does not compete with the submitting thread for the CPU.
+// series: end
 #[pin_data]
 struct HistoryEntry {
     record: Arc<GraphRecord>,
     retiring: Arc<Retiring>,
     #[pin]
+    // series: until tas-prepare-later
     work: Work<HistoryEntry>,
+    // series: end
+    // series: from tas-prepare-later
+    work: DelayedWork<HistoryEntry>,
+    // series: end
 }
 
+// series: until tas-prepare-later
 impl_has_work! {
     impl HasWork<Self> for HistoryEntry { self.work }
 }
+// series: end
+// series: from tas-prepare-later
+impl_has_delayed_work! {
+    impl HasDelayedWork<Self> for HistoryEntry { self.work }
+}
+
+/// How long after its eviction a history entry is dropped, in jiffies (see
+/// `template::PREPARE_DELAY`).
+const EVICT_DELAY: kernel::time::Jiffies = 2;
+// series: end
 
 impl WorkItem for HistoryEntry {
     type Pointer = Arc<HistoryEntry>;
@@ -340,8 +374,15 @@ impl WorkItem for HistoryEntry {
 /// dropped.
 #[pin_data]
 struct Retiring {
+    // series: until tas-prepare-later
     #[pin]
     nodes: Mutex<usize>,
+    // series: end
+    // series: from tas-prepare-later
+    /// The nodes, and the entries, evicted and not dropped yet.
+    #[pin]
+    nodes: Mutex<(usize, usize)>,
+    // series: end
     /// Notified when records are dropped.
     #[pin]
     dropped: CondVar,
@@ -351,7 +392,12 @@ impl Retiring {
     fn new() -> Result<Arc<Self>> {
         Arc::pin_init(
             pin_init!(Self {
+                // series: until tas-prepare-later
                 nodes <- new_mutex!(0),
+                // series: end
+                // series: from tas-prepare-later
+                nodes <- new_mutex!((0, 0)),
+                // series: end
                 dropped <- new_condvar!("tas::Retiring::dropped"),
             }),
             GFP_KERNEL,
@@ -362,23 +408,52 @@ impl Retiring {
     /// waiting to be dropped.
     fn wait(&self) -> Result {
         let mut nodes = self.nodes.lock();
+        // series: until tas-prepare-later
         while *nodes > GRAPH_HISTORY_NODES {
+        // series: end
+        // series: from tas-prepare-later
+        while nodes.0 > GRAPH_HISTORY_NODES {
+        // series: end
             if self.dropped.wait_interruptible(&mut nodes) {
                 return Err(ERESTARTSYS);
             }
         }
         Ok(())
     }
+    // series: from tas-prepare-later
+
+    /// Waits until every evicted entry has been dropped: none of them is left waiting for its
+    /// delay, whose timer would queue it on the device's workqueue after the file has gone.
+    fn wait_all(&self) {
+        let mut nodes = self.nodes.lock();
+        while nodes.1 > 0 {
+            self.dropped.wait(&mut nodes);
+        }
+    }
+    // series: end
 
     /// Counts `nodes` evicted nodes.
     fn evicted(&self, nodes: usize) {
+        // series: until tas-prepare-later
         *self.nodes.lock() += nodes;
+        // series: end
+        // series: from tas-prepare-later
+        let mut pending = self.nodes.lock();
+        pending.0 += nodes;
+        pending.1 += 1;
+        // series: end
     }
 
     /// Counts `nodes` evicted nodes as dropped.
     fn dropped(&self, nodes: usize) {
         let mut pending = self.nodes.lock();
+        // series: until tas-prepare-later
         *pending = pending.saturating_sub(nodes);
+        // series: end
+        // series: from tas-prepare-later
+        pending.0 = pending.0.saturating_sub(nodes);
+        pending.1 = pending.1.saturating_sub(1);
+        // series: end
         drop(pending);
         self.dropped.notify_all();
     }
@@ -513,7 +588,12 @@ impl Graphs {
             self.retiring.evicted(old_nodes);
             // Fails only if the entry's work item is queued already, which it is once it has
             // left the list, and it leaves the list once.
+            // series: until tas-prepare-later
             if let Err(old) = self.wq.enqueue(old) {
+            // series: end
+            // series: from tas-prepare-later
+            if let Err(old) = self.wq.enqueue_delayed(old, EVICT_DELAY) {
+            // series: end
                 drop(old);
                 self.retiring.dropped(old_nodes);
             }
@@ -532,7 +612,12 @@ impl Graphs {
         let Ok(entry) = room.entry.pin_init_with(pin_init!(HistoryEntry {
             record: room.record.write(record).into(),
             retiring,
+            // series: until tas-prepare-later
             work <- new_work!("tas::HistoryEntry::work"),
+            // series: end
+            // series: from tas-prepare-later
+            work <- new_delayed_work!("tas::HistoryEntry::work"),
+            // series: end
         }));
         // Cannot fail, see above; if it did, only the record would be lost (`GRAPH_INFO` then
         // says `ENOENT`), not the graph.
@@ -684,6 +769,9 @@ impl PinnedDrop for File {
         for (_, template) in self.templates.lock().list.iter() {
             template.flush();
         }
+        // series: end
+        // series: from tas-prepare-later
+        self.retiring.wait_all();
         // series: end
     }
 }
