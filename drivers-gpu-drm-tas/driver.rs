@@ -174,6 +174,14 @@ pub(crate) fn client_gfp() -> Flags {
 }
 
 // series: end
+// series: from tas-prepare-later
+/// How long after an ioctl the work items that it leaves to `tas-bg` start (a template's next
+/// instance, the history entries it evicted), in jiffies: after the ioctl has returned, so that
+/// their workers do not compete with the calling thread for the CPU. Two, so that at least one
+/// whole tick passes.
+pub(crate) const BG_DELAY: kernel::time::Jiffies = 2;
+
+// series: end
 pub(crate) struct TasDriver;
 
 /// Convenience type alias for the DRM device type of this driver.

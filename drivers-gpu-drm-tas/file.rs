@@ -323,8 +323,9 @@ type RecordRoom = UniqueArc<MaybeUninit<GraphRecord>>;
 /// whatever it evicts, and nothing is dropped under the file's submission lock.
 // series: from tas-prepare-later
 ///
-/// The work item runs [`EVICT_DELAY`] after the eviction, when the submission has returned, so
-/// that its worker does not compete with the submitting thread for the CPU.
+/// The work item runs [`BG_DELAY`](crate::driver::BG_DELAY) after the eviction, when the
+/// submission has returned, so that its worker does not compete with the submitting thread for
+/// the CPU.
 // series: end
 #[pin_data]
 struct HistoryEntry {
@@ -348,10 +349,6 @@ impl_has_work! {
 impl_has_delayed_work! {
     impl HasDelayedWork<Self> for HistoryEntry { self.work }
 }
-
-/// How long after its eviction a history entry is dropped, in jiffies (see
-/// `template::PREPARE_DELAY`).
-const EVICT_DELAY: kernel::time::Jiffies = 2;
 // series: end
 
 impl WorkItem for HistoryEntry {
@@ -374,15 +371,8 @@ impl WorkItem for HistoryEntry {
 /// dropped.
 #[pin_data]
 struct Retiring {
-    // series: until tas-prepare-later
     #[pin]
     nodes: Mutex<usize>,
-    // series: end
-    // series: from tas-prepare-later
-    /// The nodes, and the entries, evicted and not dropped yet.
-    #[pin]
-    nodes: Mutex<(usize, usize)>,
-    // series: end
     /// Notified when records are dropped.
     #[pin]
     dropped: CondVar,
@@ -392,12 +382,7 @@ impl Retiring {
     fn new() -> Result<Arc<Self>> {
         Arc::pin_init(
             pin_init!(Self {
-                // series: until tas-prepare-later
                 nodes <- new_mutex!(0),
-                // series: end
-                // series: from tas-prepare-later
-                nodes <- new_mutex!((0, 0)),
-                // series: end
                 dropped <- new_condvar!("tas::Retiring::dropped"),
             }),
             GFP_KERNEL,
@@ -408,12 +393,7 @@ impl Retiring {
     /// waiting to be dropped.
     fn wait(&self) -> Result {
         let mut nodes = self.nodes.lock();
-        // series: until tas-prepare-later
         while *nodes > GRAPH_HISTORY_NODES {
-        // series: end
-        // series: from tas-prepare-later
-        while nodes.0 > GRAPH_HISTORY_NODES {
-        // series: end
             if self.dropped.wait_interruptible(&mut nodes) {
                 return Err(ERESTARTSYS);
             }
@@ -424,9 +404,10 @@ impl Retiring {
 
     /// Waits until every evicted entry has been dropped: none of them is left waiting for its
     /// delay, whose timer would queue it on the device's workqueue after the file has gone.
+    /// Every graph has a node, so no entry is left once no node is.
     fn wait_all(&self) {
         let mut nodes = self.nodes.lock();
-        while nodes.1 > 0 {
+        while *nodes > 0 {
             self.dropped.wait(&mut nodes);
         }
     }
@@ -434,26 +415,13 @@ impl Retiring {
 
     /// Counts `nodes` evicted nodes.
     fn evicted(&self, nodes: usize) {
-        // series: until tas-prepare-later
         *self.nodes.lock() += nodes;
-        // series: end
-        // series: from tas-prepare-later
-        let mut pending = self.nodes.lock();
-        pending.0 += nodes;
-        pending.1 += 1;
-        // series: end
     }
 
     /// Counts `nodes` evicted nodes as dropped.
     fn dropped(&self, nodes: usize) {
         let mut pending = self.nodes.lock();
-        // series: until tas-prepare-later
         *pending = pending.saturating_sub(nodes);
-        // series: end
-        // series: from tas-prepare-later
-        pending.0 = pending.0.saturating_sub(nodes);
-        pending.1 = pending.1.saturating_sub(1);
-        // series: end
         drop(pending);
         self.dropped.notify_all();
     }
@@ -592,7 +560,7 @@ impl Graphs {
             if let Err(old) = self.wq.enqueue(old) {
             // series: end
             // series: from tas-prepare-later
-            if let Err(old) = self.wq.enqueue_delayed(old, EVICT_DELAY) {
+            if let Err(old) = self.wq.enqueue_delayed(old, crate::driver::BG_DELAY) {
             // series: end
                 drop(old);
                 self.retiring.dropped(old_nodes);

@@ -12,8 +12,9 @@
 // series: end
 // series: from tas-prepare-later
 //! launch) built ahead of time by a work item; a launch takes one and has the work item build
-//! the next [`PREPARE_DELAY`] later, and builds one itself only when none is ready. The work left
-//! to the ioctl is proportional to the waits, signals and source nodes of the graph.
+//! the next [`BG_DELAY`](crate::driver::BG_DELAY) later, and builds one itself only when none is
+//! ready. The work left to the ioctl is proportional to the waits, signals and source nodes of
+//! the graph.
 //!
 //! The delay keeps the launch from paying for the next one: queued at once, the work item's
 //! worker is woken while the ioctl runs, and competes with it for the CPU until it returns (for a
@@ -94,7 +95,15 @@ use crate::{
         Dispatcher,
         Instance, //
     },
+    // series: until tas-prepare-later
     driver::client_gfp,
+    // series: end
+    // series: from tas-prepare-later
+    driver::{
+        client_gfp,
+        BG_DELAY, //
+    },
+    // series: end
     engine::{
         Binds,
         LaunchOps,
@@ -116,12 +125,6 @@ pub(crate) const MAX_TEMPLATES: usize = 64;
 
 /// Instances a template keeps ready.
 const POOL: usize = 2;
-// series: from tas-prepare-later
-
-/// How long after a launch its template's work item starts building the next instance, in
-/// jiffies: two, so that at least one whole tick passes.
-const PREPARE_DELAY: kernel::time::Jiffies = 2;
-// series: end
 // series: from tas-bind
 
 /// A prepared launch, with the operations that its binds apply to.
@@ -325,7 +328,7 @@ impl Template {
     // series: end
     // series: from tas-prepare-later
     /// `None`): a ready one if there is one, else a new one. Has the next one built
-    /// [`PREPARE_DELAY`] later.
+    /// [`BG_DELAY`] later.
     // series: end
     pub(crate) fn take(self: &Arc<Self>, binds: Option<Binds>) -> Result<(Instance, GraphRecord)> {
         let ready = self.pool.lock().pop();
@@ -338,7 +341,7 @@ impl Template {
         let _ = self.wq.enqueue(self.clone());
         // series: end
         // series: from tas-prepare-later
-        let _ = self.wq.enqueue_delayed(self.clone(), PREPARE_DELAY);
+        let _ = self.wq.enqueue_delayed(self.clone(), BG_DELAY);
         // series: end
         // Before any node of the instance is queued. A prepared instance's operations are bound
         // by its own launch only.
