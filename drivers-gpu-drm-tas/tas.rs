@@ -230,6 +230,12 @@ impl kernel::Module for TasModule {
         // the last reference to the DRM device is the registration's, dropped at module exit
         // (open files and exported buffers keep the module loaded), and no job holds one.
         // series: end
+        // series: from tas-prepare-later
+        // Work items queued with a delay on `bg_wq` (a template's, an evicted history entry's)
+        // are not on the queue while their timer is pending, and `destroy_workqueue()` does not
+        // wait for them: a client's close flushes its templates' and waits for its evicted
+        // entries', so no timer is left once the clients are gone.
+        // series: end
         let (signal_wq, bg_wq): (&'static Queue, &'static Queue) = unsafe {
             (
                 &*ptr::from_ref::<Queue>(&*signal_wq_owner),
