@@ -8,7 +8,7 @@ SHELL := /bin/bash
 PY := $${TAS_CACHE:-$${XDG_CACHE_HOME:-$$HOME/.cache}/tas}/tools/venv/bin/python
 
 .PHONY: all setup series series-check checkpatch rustfmtcheck clippy kernel-doc \
-	htmldocs bisect bisect-full kunit kunit-debug qemu-test qemu-kasan qemu-unload fuzz check demo bench bench-trace \
+	htmldocs bisect bisect-full kunit kunit-debug qemu-test compile-fail qemu-kasan qemu-unload fuzz check demo bench bench-trace \
 	export-graphs
 
 all: check
@@ -56,6 +56,11 @@ kunit-debug:
 
 qemu-test:
 	tools/qemu-test.sh
+
+# Programs that must not compile against the kernel crate's safe APIs, and
+# their controls, built out of tree against qemu-test's kernel.
+compile-fail:
+	tools/compile-fail.sh
 
 # The Rust KUnit suites, the kselftests, $(FUZZ) seconds of random ioctls
 # (tas-fuzz, seed $(SEED)) and $(ROUNDS) rounds of module load / tas-stress /

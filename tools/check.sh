@@ -81,6 +81,11 @@ count capture
 step qemu-test env TAS_CAPTURE_PY="$TAS_TORCH_VENV/bin/python" TAS_UNLOAD_ROUNDS=20 TAS_FUZZ_SECONDS=60 TAS_FUZZ_SEED=1 TAS_TIMEOUT_ROUNDS=200 \
 	tools/qemu-test.sh --kunit='rust_*'
 count qemu-test
+# Safe kernel-crate APIs that keep a C rule through their types: programs that
+# must not compile, each beside a control that must, built out of tree against
+# the qemu-test kernel.
+step compile-fail tools/compile-fail.sh
+count compile-fail
 # The same on a kernel with KASAN, kmemleak and UBSAN instead of lockdep,
 # with 45 s of random ioctls (seed 2), 10 unload rounds (about 4.5 s each
 # under KASAN) and a kmemleak scan, less the four limit kselftests that the
