@@ -130,7 +130,6 @@ use crate::{
         completion::Completion,
         rcu,
         Arc,
-        ArcBorrow,
         SpinLock, //
     },
     time::{
@@ -299,6 +298,27 @@ unsafe impl Sync for SchedCore {}
 #[cfg(CONFIG_KUNIT)]
 static TEARDOWNS: Atomic<u64> = Atomic::new(0);
 
+/// A pause in [`SchedCore::try_hold`] between counting a hold and taking its reference, for the
+/// test of that window: a test stores 1 to arm it, the next hold stores 2 and waits, for five
+/// seconds at most, until the test stores 3.
+#[cfg(CONFIG_KUNIT)]
+static HOLD_WINDOW: Atomic<u32> = Atomic::new(0);
+
+/// Waits in the window of [`HOLD_WINDOW`] if a test armed it.
+#[cfg(CONFIG_KUNIT)]
+fn hold_window() {
+    if HOLD_WINDOW.cmpxchg(1, 2, Full).is_err() {
+        return;
+    }
+    for _ in 0..5000 {
+        if HOLD_WINDOW.load(crate::sync::atomic::Acquire) == 3 {
+            break;
+        }
+        crate::time::delay::fsleep(Delta::from_millis(1));
+    }
+    HOLD_WINDOW.store(0, crate::sync::atomic::Release);
+}
+
 impl SchedCore {
     fn as_raw(&self) -> *mut bindings::drm_gpu_scheduler {
         self.sched.get()
@@ -317,45 +337,37 @@ impl SchedCore {
 
     /// Accounts for a job that has been freed.
     ///
-    /// # Safety
-    ///
-    /// Must be called once per [`SchedCore::job_created`]. `this` may be dangling once this
-    /// returns.
-    unsafe fn job_released(this: *const Self) {
-        // SAFETY: `this` is valid until the count drops to zero, which needs this decrement.
-        let core = unsafe { &*this };
-        if core.jobs.fetch_sub(1, Full) == 1 {
-            // The handles are gone and the teardown waits for this; it cannot free the core
-            // before `complete_all()` has released the completion.
-            core.idle.complete_all();
+    /// Must be called once per [`SchedCore::job_created`].
+    fn job_released(&self) {
+        if self.jobs.fetch_sub(1, Full) == 1 {
+            // The handles are gone and the teardown waits for this.
+            self.idle.complete_all();
         }
     }
 
     /// Takes a temporary handle on the scheduler if it still has handles, so that dropping a
     /// job's data cannot drop the last one (see [`JobInner::release`]).
     ///
-    /// # Safety
-    ///
-    /// `this` must point to the core of a live `Arc<SchedCore>` that counts a job not yet
-    /// released, so that the core is valid.
-    unsafe fn try_hold(this: *const Self) -> Option<Arc<Self>> {
-        // SAFETY: The job keeps the core alive (see the safety requirements).
-        let core = unsafe { &*this };
-        let mut refs = core.refs.load(Relaxed);
+    /// `this` is the reference of a job that is not released yet. That reference, not a handle,
+    /// keeps the core's memory valid here: the last handle may go between counting the hold and
+    /// taking the hold's reference below, from a work item, which does not wait for the
+    /// teardown that the hold now owes.
+    fn try_hold(this: &Arc<Self>) -> Option<Arc<Self>> {
+        let mut refs = this.refs.load(Relaxed);
         loop {
             if refs == 0 {
                 // The teardown has started and waits for our job: nothing can drop a handle.
                 return None;
             }
-            match core.refs.cmpxchg(refs, refs + 1, Full) {
+            match this.refs.cmpxchg(refs, refs + 1, Full) {
                 Ok(_) => break,
                 Err(now) => refs = now,
             }
         }
+        #[cfg(CONFIG_KUNIT)]
+        hold_window();
         // INVARIANT: The hold counted above owns the reference taken here.
-        // SAFETY: `this` is the pointer of an `Arc<SchedCore>` (`Arc::as_ptr()`), and the handle
-        // counted before this call keeps that `Arc` alive.
-        Some(unsafe { ArcBorrow::from_raw(this) }.into())
+        Some(this.clone())
     }
 
     /// Drops a reference (a handle or a hold); the last one tears the scheduler down.
@@ -672,15 +684,19 @@ impl<T: JobImpl> PinnedDrop for Entity<T> {
 
 /// A job as allocated: the C job, the scheduler it counts against and the driver's data.
 ///
+/// The job owns a reference to the core, which keeps its memory, not its scheduler, alive: the
+/// scheduler is torn down when the handles go, after every job has been freed (`jobs`), while a
+/// job being freed may still read the core (see [`JobInner::release`]).
+///
 /// # Invariants
 ///
 /// `base` was initialised with `drm_sched_job_init()` on an entity of the scheduler of `core`,
-/// which counts this job in `SchedCore::jobs`, so `core` is valid as long as the job exists.
+/// which counts this job in `SchedCore::jobs`.
 #[pin_data]
 struct JobInner<T: JobImpl> {
     #[pin]
     base: Opaque<bindings::drm_sched_job>,
-    core: NonNull<SchedCore>,
+    core: Arc<SchedCore>,
     data: T,
 }
 
@@ -719,13 +735,14 @@ impl<T: JobImpl> JobInner<T> {
     /// If `pushed`, the job was armed and its finished fence has signalled.
     unsafe fn release(this: *mut Self, pushed: bool) {
         // SAFETY: `this` is valid, per the safety requirements.
-        let core = unsafe { (*this).core };
+        let job_core = unsafe { &(*this).core };
+        let core = Arc::as_ptr(job_core);
         // The driver's data may hold the last handle of the scheduler (e.g. through the driver's
         // ring object). Dropping it here, possibly in one of the scheduler's work items, must not
         // start the teardown, which waits for this very job: a hold keeps the handles alive until
-        // the job is accounted as freed, and the last hold defers the teardown.
-        // SAFETY: By the type invariant, the job is counted in `core`, which keeps it valid.
-        let hold = unsafe { SchedCore::try_hold(core.as_ptr()) };
+        // the job is accounted as freed, and the last hold defers the teardown. The job's own
+        // reference keeps the core valid while the hold is taken.
+        let hold = SchedCore::try_hold(job_core);
         if pushed {
             // SAFETY: `this` is valid and, per the safety requirements, no longer used by the
             // scheduler: the reference is unique. It ends before the job is freed below.
@@ -734,11 +751,13 @@ impl<T: JobImpl> JobInner<T> {
         }
         // SAFETY: `base` was initialised by `drm_sched_job_init()` and is not used again.
         unsafe { bindings::drm_sched_job_cleanup((*this).base()) };
-        // SAFETY: `this` came from `KBox::into_raw()`; dropping it drops the driver's data.
+        // SAFETY: `this` came from `KBox::into_raw()`; dropping it drops the driver's data and the
+        // job's reference to the core.
         drop(unsafe { KBox::from_raw(this) });
-        // SAFETY: By the type invariant, the job was counted in `core`, which is valid until
-        // this call.
-        unsafe { SchedCore::job_released(core.as_ptr()) };
+        // SAFETY: The job was counted in `core` (type invariant), which is still valid: the hold
+        // keeps it, or, without one, the handles were gone when the hold was tried, and the
+        // teardown, which owns a reference, waits for this call.
+        unsafe { (*core).job_released() };
         if let Some(hold) = hold {
             SchedCore::put_ref(hold, true);
         }
@@ -877,8 +896,7 @@ impl<'a, T: JobImpl> Job<'a, T> {
                         bindings::drm_sched_job_init(slot, entity_ptr, credits, ptr::null_mut(), 0)
                     })
                 }),
-                // SAFETY: `Arc::as_ptr()` never returns NULL.
-                core: unsafe { NonNull::new_unchecked(Arc::as_ptr(core).cast_mut()) },
+                core: core.clone(),
                 data,
             }? Error),
             flags,
@@ -886,8 +904,8 @@ impl<'a, T: JobImpl> Job<'a, T> {
         let inner = match inner {
             Ok(inner) => inner,
             Err(e) => {
-                // SAFETY: Undoes the `job_created()` above; `core` is kept alive by `entity`.
-                unsafe { SchedCore::job_released(&**core) };
+                // Undoes the `job_created()` above.
+                core.job_released();
                 return Err(e);
             }
         };
@@ -927,10 +945,10 @@ impl<'a, T: JobImpl> Job<'a, T> {
     /// Arming creates the job's scheduled and finished fences, with the entity's next sequence
     /// number. Both happen under the entity's push lock, with no code of the caller in between,
     /// so the jobs of an entity are queued in the order of their fences whichever threads push
-    /// them, and their fences signal in that order; the lock also serialises the producers of the
-    /// entity's single-producer job queue. This cannot fail and does not allocate. Returns the
-    /// job's fences, for the driver to install where others wait on them; a driver whose job data
-    /// needs them has them in [`JobImpl::run`] and [`JobImpl::free`].
+    /// them, and run in that order; the lock also serialises the producers of the entity's
+    /// single-producer job queue. This cannot fail and does not allocate. Returns the job's
+    /// fences, for the driver to install where others wait on them; a driver whose job data needs
+    /// them has them in [`JobImpl::run`] and [`JobImpl::free`].
     pub fn push(self) -> JobFences {
         // A shared entity is only released after the push.
         let (inner, entity) = self.into_raw();
@@ -1800,6 +1818,56 @@ mod tests {
             assert!(wait_teardowns(before, 1));
             assert!(waiter.wait());
         }
+        Ok(())
+    }
+
+    /// Waits up to five seconds until `cond` holds; returns whether it does.
+    fn wait_until(cond: impl Fn() -> bool) -> bool {
+        for _ in 0..5000 {
+            if cond() {
+                return true;
+            }
+            fsleep(Delta::from_millis(1));
+        }
+        cond()
+    }
+
+    #[test]
+    fn last_handle_dropped_during_hold() -> Result {
+        // A job being freed counts a hold on its scheduler, then takes the hold's reference to
+        // the core. The last handle, dropped in between in a work item (which does not wait for
+        // the teardown), must not free the core under the job (a use after free, which KASAN
+        // reports); the hold then owes the teardown.
+        let faux = device()?;
+        let hw = Hw::new()?;
+        let sched = sched(&faux, c"t-hold", 1)?;
+        let entity = entity(&sched, Priority::Normal)?;
+        let (scheduled, finished) = push(&entity, &hw, 0, Mode::Hold, &[])?;
+        scheduled.wait(false, Some(WAIT))?;
+        drop(entity);
+
+        let before = TEARDOWNS.load(Acquire);
+        HOLD_WINDOW.store(1, Release);
+        assert!(hw.complete(0));
+        // The scheduler's free_job work item has counted its hold and waits.
+        let in_window = wait_until(|| HOLD_WINDOW.load(Acquire) == 2);
+        let dropped = Arc::new(Atomic::new(0u32), GFP_KERNEL)?;
+        {
+            let dropped = dropped.clone();
+            crate::workqueue::system_long().try_spawn(GFP_KERNEL, move || {
+                drop(sched);
+                dropped.store(1, Release);
+            })?;
+        }
+        let handle_gone = wait_until(|| dropped.load(Acquire) == 1);
+        HOLD_WINDOW.store(3, Release);
+        assert!(in_window);
+        assert!(handle_gone);
+        finished.wait(false, Some(WAIT))?;
+        assert_eq!(errno(&finished), 0);
+        // The hold was the last reference: its release tore the scheduler down, in a work item.
+        assert!(wait_teardowns(before, 1));
+        assert!(wait_until(|| hw.freed() == 1));
         Ok(())
     }
 
