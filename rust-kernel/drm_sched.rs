@@ -44,7 +44,10 @@
 //!   system workqueue, and a driver waits for it with a [`TeardownWaiter`].
 //! - Dropping an [`Entity`] cancels the jobs still queued in it: the C scheduler signals their
 //!   finished fences with `ESRCH`, in order, once the jobs ahead of them are done. Call
-//!   [`Entity::flush`] first to let them run instead.
+//!   [`Entity::flush`] first to let them run instead. An entity dropped in [`JobImpl::run`] of
+//!   one of its own jobs (whose data held its last reference) is finished by a work item of the
+//!   unbound system workqueue once `run()` has returned, as the scheduler's run worker still uses
+//!   it; it keeps a handle of the scheduler until then.
 //! - Jobs that are running when the driver tears down complete when their hardware fences
 //!   signal. A hardware fence created with [`DriverFence`](crate::dma_fence::DriverFence)
 //!   signals with `ECANCELED` when it is dropped, so a driver that drops its hardware state
@@ -130,6 +133,7 @@ use crate::{
         completion::Completion,
         rcu,
         Arc,
+        LockClassKey,
         SpinLock, //
     },
     time::{
@@ -594,18 +598,87 @@ fn push_lock() -> impl PinInit<SpinLock<()>> {
     new_spinlock!((), "drm_sched::Entity::push_lock")
 }
 
+/// The lock class of the work item that finishes an entity dropped in one of its own jobs. Not
+/// generic, unlike its users, so that the class exists once, in the kernel crate.
+fn entity_fini_key() -> Pin<&'static LockClassKey> {
+    crate::static_lock_class!()
+}
+
+/// The part of an [`Entity`] that the C scheduler uses, in an allocation of its own.
+///
+/// An entity dropped in [`JobImpl::run`] of one of its own jobs cannot be finished there:
+/// `drm_sched_entity_fini()` waits until the scheduler's run worker, which is the caller, is done
+/// with the entity, and the worker still uses it after `run_job` returns. The entity then leaves
+/// this part, with a handle of the scheduler, to a work item that finishes and frees it.
+#[pin_data]
+struct EntityCore<T: JobImpl> {
+    #[pin]
+    entity: Opaque<bindings::drm_sched_entity>,
+    sched: Scheduler<T>,
+    #[pin]
+    fini_work: Work<EntityCore<T>>,
+}
+
+impl_has_work! {
+    impl{T: JobImpl} HasWork<Self> for EntityCore<T> { self.fini_work }
+}
+
+impl<T: JobImpl> WorkItem for EntityCore<T> {
+    type Pointer = Pin<KBox<EntityCore<T>>>;
+
+    fn run(this: Pin<KBox<EntityCore<T>>>) {
+        // SAFETY: The entity is initialised and not used again: its `Entity` is gone. This runs
+        // on the unbound system workqueue, not in the scheduler's run worker, whose use of the
+        // entity `drm_sched_entity_fini()` waits for.
+        unsafe { bindings::drm_sched_entity_fini(this.entity.get()) };
+    }
+}
+
+// SAFETY: The C entity may be used from any thread; see `Entity`.
+unsafe impl<T: JobImpl> Send for EntityCore<T> {}
+
+// SAFETY: See above.
+unsafe impl<T: JobImpl> Sync for EntityCore<T> {}
+
+impl<T: JobImpl> EntityCore<T> {
+    fn as_raw(&self) -> *mut bindings::drm_sched_entity {
+        self.entity.get()
+    }
+
+    /// Whether the caller is the scheduler's run worker, between selecting this entity and
+    /// returning from `run_job` (i.e. in [`JobImpl::run`] of one of its jobs).
+    fn in_own_run(&self) -> bool {
+        let sched = self.sched.as_raw();
+        // SAFETY: `current_work()` has no preconditions; only the address of a field of the
+        // initialised scheduler is computed.
+        let in_run_worker = unsafe { bindings::current_work() == &raw mut (*sched).work_run_job };
+        if !in_run_worker {
+            return false;
+        }
+        // The run worker re-arms `entity_idle` when it selects the entity and completes it once
+        // `run_job` has returned; the worker never runs twice at once.
+        // SAFETY: The entity is initialised.
+        let idle = unsafe { bindings::completion_done(&raw mut (*self.as_raw()).entity_idle) };
+        !idle
+    }
+}
+
 /// A queue of jobs on a [`Scheduler`], with a [`Priority`].
 ///
 /// Jobs of one entity start in the order they were pushed. Dropping the entity cancels the jobs
-/// still queued in it (see the [module documentation](self)); it may sleep.
+/// still queued in it (see the [module documentation](self)); it may sleep, except in
+/// [`JobImpl::run`] of one of its own jobs, where a work item finishes it once `run()` has
+/// returned.
+///
+/// # Invariants
+///
+/// `core` is the initialised entity until it is dropped or handed to its work item, in `drop`.
 #[pin_data(PinnedDrop)]
 pub struct Entity<T: JobImpl> {
-    #[pin]
-    entity: Opaque<bindings::drm_sched_entity>,
+    core: ManuallyDrop<Pin<KBox<EntityCore<T>>>>,
     /// Held while a job is armed and pushed, so that jobs are pushed in the order of their fences.
     #[pin]
     push_lock: SpinLock<()>,
-    sched: Scheduler<T>,
 }
 
 // SAFETY: The C entity may be used from any thread; `push_job` and the other entry points do
@@ -616,13 +689,13 @@ unsafe impl<T: JobImpl> Send for Entity<T> {}
 unsafe impl<T: JobImpl> Sync for Entity<T> {}
 
 impl<T: JobImpl> Entity<T> {
-    /// Creates an entity of `priority` on `sched`.
+    /// Creates an entity of `priority` on `sched`. Allocates with `GFP_KERNEL`.
     pub fn new(sched: &Scheduler<T>, priority: Priority) -> impl PinInit<Self, Error> {
         let raw_sched = sched.as_raw();
         let sched = sched.clone();
-        try_pin_init!(Self {
+        let core = try_pin_init!(EntityCore::<T> {
             sched,
-            push_lock <- push_lock(),
+            fini_work <- Work::new(c"drm_sched::Entity::fini_work", entity_fini_key()),
             entity <- Opaque::try_ffi_init(move |slot| {
                 let mut list = [raw_sched];
                 // SAFETY: `slot` is valid for writes and pinned; `list` holds one valid
@@ -638,16 +711,20 @@ impl<T: JobImpl> Entity<T> {
                     )
                 })
             }),
+        }? Error);
+        try_pin_init!(Self {
+            core: ManuallyDrop::new(KBox::pin_init(core, GFP_KERNEL)?),
+            push_lock <- push_lock(),
         }? Error)
     }
 
     fn as_raw(&self) -> *mut bindings::drm_sched_entity {
-        self.entity.get()
+        self.core.as_raw()
     }
 
     /// The scheduler of the entity.
     pub fn scheduler(&self) -> &Scheduler<T> {
-        &self.sched
+        &self.core.sched
     }
 
     /// Changes the priority of the entity, for the jobs it has not started yet.
@@ -658,8 +735,13 @@ impl<T: JobImpl> Entity<T> {
 
     /// Waits up to `timeout` until the jobs queued in the entity have been started.
     ///
-    /// Returns whether the queue is empty. Must be called from a context that may sleep.
+    /// Returns whether the queue is empty. Must be called from a context that may sleep. In one
+    /// of the scheduler's own work items (e.g. in [`JobImpl::run`]) it does not wait, as it would
+    /// wait for the caller, and returns `false`.
     pub fn flush(&self, timeout: Delta) -> bool {
+        if self.core.sched.core.in_own_work_item() {
+            return false;
+        }
         let timeout = jiffies(timeout);
         // SAFETY: The entity is initialised.
         let left = unsafe { bindings::drm_sched_entity_flush(self.as_raw(), timeout) };
@@ -676,9 +758,19 @@ impl<T: JobImpl> Entity<T> {
 #[pinned_drop]
 impl<T: JobImpl> PinnedDrop for Entity<T> {
     fn drop(self: Pin<&mut Self>) {
+        // SAFETY: `core` is not structurally pinned (the `KBox` pins its contents), and it is
+        // taken only here, once.
+        let core = unsafe { ManuallyDrop::take(&mut self.get_unchecked_mut().core) };
+        if core.in_own_run() {
+            // The work item owns the core, with its handle of the scheduler, until it has
+            // finished the entity. A boxed work item is always queued.
+            crate::workqueue::system_unbound().enqueue(core);
+            return;
+        }
         // SAFETY: The entity is initialised and not used again; jobs still queued are killed
-        // and freed by the scheduler, which `sched` keeps alive until then.
-        unsafe { bindings::drm_sched_entity_fini(self.as_raw()) };
+        // and freed by the scheduler, which `sched` keeps alive until then. The caller is not
+        // the scheduler's run worker in this entity's `run_job`, which this would wait for.
+        unsafe { bindings::drm_sched_entity_fini(core.as_raw()) };
     }
 }
 
@@ -882,7 +974,7 @@ impl<'a, T: JobImpl> Job<'a, T> {
         data: T,
         flags: Flags,
     ) -> Result<NonNull<JobInner<T>>> {
-        let core = &entity.sched.core;
+        let core = &entity.core.sched.core;
         if credits == 0 || credits > core.credit_limit {
             return Err(EINVAL);
         }
@@ -1868,6 +1960,67 @@ mod tests {
         // The hold was the last reference: its release tore the scheduler down, in a work item.
         assert!(wait_teardowns(before, 1));
         assert!(wait_until(|| hw.freed() == 1));
+        Ok(())
+    }
+
+    /// A job whose data may hold its own entity, which it flushes and drops in `run()`.
+    struct EntityOwningJob {
+        entity: Option<Arc<Entity<EntityOwningJob>>>,
+        flushed: Arc<Atomic<u32>>,
+    }
+
+    impl JobImpl for EntityOwningJob {
+        fn run(job: &mut RunningJob<'_, Self>) -> Result<Option<ARef<Fence>>> {
+            if let Some(entity) = job.entity.take() {
+                let empty = entity.flush(Delta::from_millis(100));
+                job.flushed.store(if empty { 1 } else { 2 }, Release);
+                drop(entity);
+            }
+            Ok(None)
+        }
+
+        fn timed_out(_job: &mut RunningJob<'_, Self>) {}
+    }
+
+    #[test]
+    fn entity_dropped_in_own_run() -> Result {
+        // The scheduler's run worker waits in neither `Entity::flush()` nor the entity's drop
+        // when a job's `run()` calls them on its own entity: both would wait for the worker
+        // itself, for good.
+        let faux = device()?;
+        let gate_ctx = FenceContext::new(c"rust_drm_sched_test", c"gate");
+        let gate = gate_ctx.new_fence((), GFP_KERNEL)?;
+        let sched = Scheduler::<EntityOwningJob>::new(SchedulerOptions::new(
+            faux.as_ref().as_ref(),
+            c"t-own-entity",
+            1,
+        ))?;
+        let entity = Arc::pin_init(Entity::new(&sched, Priority::Normal), GFP_KERNEL)?;
+        let flushed = Arc::new(Atomic::new(0u32), GFP_KERNEL)?;
+        let mut finished = KVec::with_capacity(2, GFP_KERNEL)?;
+        for owner in [true, false] {
+            let data = EntityOwningJob {
+                entity: if owner { Some(entity.clone()) } else { None },
+                flushed: flushed.clone(),
+            };
+            let mut job = Job::new_shared(entity.clone(), 1, data, GFP_KERNEL)?;
+            job.add_dependency(gate.fence().clone())?;
+            finished.push(job.push().finished, GFP_KERNEL)?;
+        }
+        // The first job holds the last reference to the entity; the second waits behind it.
+        drop(entity);
+        gate.signal();
+        finished[0].wait(false, Some(WAIT))?;
+        assert_eq!(errno(&finished[0]), 0);
+        // The second job was still queued: the flush did not wait for it, and the entity's
+        // drop killed it.
+        assert_eq!(flushed.load(Acquire), 2);
+        finished[1].wait(false, Some(WAIT))?;
+        assert_eq!(errno(&finished[1]), ESRCH.to_errno());
+        // The work item that finished the entity held a handle until it was done.
+        let waiter = sched.teardown_waiter();
+        drop(sched);
+        assert!(waiter.wait());
         Ok(())
     }
 
