@@ -7,14 +7,15 @@
 # one (rustdoc hands them to scripts/rustdoc_test_builder, which only saves
 # them), so each tools/compile-fail/*.rs is a module built out of tree against
 # the x86_64 kernel that tools/qemu-test.sh builds ($TAS_OUT/x86, so run
-# after it), and its "//! expect:" line says what the build must do:
+# after it), twice:
 #
-#   //! expect: ok                     it builds (the control of a negative case)
-#   //! expect: error[E0597] WORD      it fails with that error code only, and
-#                                      the error's source lines name WORD
+# - as it is, the control, which must build;
+# - with --cfg tas_fail, which swaps in the offending lines (#[cfg(tas_fail)]),
+#   and must fail as its "//! expect: error[EXXXX] WORD" line says: with that
+#   error code only, at source lines that name WORD.
 #
-# A negative case comes with a control that differs from it only in the
-# offending line, so that it cannot pass by failing for another reason.
+# The two builds differ only in the lines under the cfg, so the negative one
+# cannot pass by failing for another reason.
 #
 #   tools/compile-fail.sh [CASE.rs...]   (default: all of them)
 set -euo pipefail
@@ -33,47 +34,58 @@ trap 'rm -rf "$work"' EXIT
 
 passed=0
 failed=0
+# Builds case $1 (a source file) in its own directory, with $2 as the module's
+# extra rustc flags; the log goes to $3. Returns make's exit status.
+build() {
+	local src=$1 flags=$2 log=$3 name dir
+	name=$(basename "$src" .rs)
+	dir=$work/$name${flags:+-fail}
+	mkdir -p "$dir"
+	cp "$src" "$dir/"
+	printf 'obj-m := %s.o\nrustflags-y := %s\n' "$name" "$flags" >"$dir/Kbuild"
+	tas_kmake M="$dir" modules >"$log" 2>&1
+}
+report() { # name why log
+	if [ -z "$2" ]; then
+		echo "ok - $1"
+		passed=$((passed + 1))
+	else
+		echo "not ok - $1: $2; log in $3"
+		tail -n 30 "$3" | sed 's/^/# /'
+		failed=$((failed + 1))
+	fi
+}
 for src in "${cases[@]}"; do
 	name=$(basename "$src" .rs)
 	expect=$(sed -n 's|^//! expect: ||p' "$src" | head -n 1)
-	[ -n "$expect" ] || tas_die "$src: no '//! expect:' line"
-	dir=$work/$name
-	mkdir -p "$dir"
-	cp "$src" "$dir/"
-	echo "obj-m := $name.o" >"$dir/Kbuild"
+	case $expect in
+	error\[E[0-9][0-9][0-9][0-9]\]\ ?*) ;;
+	*) tas_die "$src: no '//! expect: error[EXXXX] WORD' line" ;;
+	esac
+	grep -q '#\[cfg(tas_fail)\]' "$src" || tas_die "$src: no #[cfg(tas_fail)] lines"
+	code=${expect%% *}
+	word=${expect#* }
+
 	log=$TAS_KOUT/compile-fail-$name.log
 	rc=0
-	tas_kmake M="$dir" modules >"$log" 2>&1 || rc=$?
-
+	build "$src" "" "$log" || rc=$?
 	why=
-	case $expect in
-	ok)
-		[ "$rc" -eq 0 ] && [ -f "$dir/$name.ko" ] || why="did not build (rc $rc)"
-		;;
-	error\[E[0-9][0-9][0-9][0-9]\]\ *)
-		code=${expect%% *}
-		word=${expect#* }
-		codes=$({ grep -o '^error\[E[0-9]*\]' "$log" || true; } | sort -u | tr '\n' ' ')
-		if [ "$rc" -eq 0 ]; then
-			why="built, but must fail with $code"
-		elif [ "$codes" != "$code " ]; then
-			why="failed with '${codes:-no error code}', not only $code"
-		elif ! grep -F -A 12 "$code" "$log" | grep -q -F -- "$word"; then
-			why="$code, but not at '$word'"
-		fi
-		;;
-	*)
-		tas_die "$src: unknown expectation '$expect'"
-		;;
-	esac
-	if [ -z "$why" ]; then
-		echo "ok - $name ($expect)"
-		passed=$((passed + 1))
-	else
-		echo "not ok - $name: $why; log in $log"
-		tail -n 30 "$log" | sed 's/^/# /'
-		failed=$((failed + 1))
+	[ "$rc" -eq 0 ] && [ -f "$work/$name/$name.ko" ] || why="the control did not build (rc $rc)"
+	report "$name (control builds)" "$why" "$log"
+
+	log=$TAS_KOUT/compile-fail-$name-fail.log
+	rc=0
+	build "$src" "--cfg tas_fail" "$log" || rc=$?
+	codes=$({ grep -o '^error\[E[0-9]*\]' "$log" || true; } | sort -u | tr '\n' ' ')
+	why=
+	if [ "$rc" -eq 0 ]; then
+		why="built, but must fail with $code"
+	elif [ "$codes" != "$code " ]; then
+		why="failed with '${codes:-no error code}', not only $code"
+	elif ! grep -F -A 12 "$code" "$log" | grep -q -F -- "$word"; then
+		why="$code, but not at '$word'"
 	fi
+	report "$name (tas_fail: $expect)" "$why" "$log"
 done
 echo "compile-fail: $passed passed, $failed failed, 0 skipped"
 [ "$failed" -eq 0 ]
