@@ -314,13 +314,21 @@ fn hold_window() {
     if HOLD_WINDOW.cmpxchg(1, 2, Full).is_err() {
         return;
     }
+    wait_until(|| HOLD_WINDOW.load(crate::sync::atomic::Acquire) == 3);
+    HOLD_WINDOW.store(0, crate::sync::atomic::Release);
+}
+
+/// Waits up to five seconds, in steps of a millisecond, until `cond` holds; returns whether it
+/// does. For the tests and their hooks.
+#[cfg(CONFIG_KUNIT)]
+fn wait_until(cond: impl Fn() -> bool) -> bool {
     for _ in 0..5000 {
-        if HOLD_WINDOW.load(crate::sync::atomic::Acquire) == 3 {
-            break;
+        if cond() {
+            return true;
         }
         crate::time::delay::fsleep(Delta::from_millis(1));
     }
-    HOLD_WINDOW.store(0, crate::sync::atomic::Release);
+    cond()
 }
 
 impl SchedCore {
@@ -1849,13 +1857,7 @@ mod tests {
 
     /// Waits until `count` schedulers more than `before` have been torn down.
     fn wait_teardowns(before: u64, count: u64) -> bool {
-        for _ in 0..5000 {
-            if TEARDOWNS.load(Acquire) >= before + count {
-                return true;
-            }
-            fsleep(Delta::from_millis(1));
-        }
-        false
+        wait_until(|| TEARDOWNS.load(Acquire) >= before + count)
     }
 
     #[test]
@@ -1911,17 +1913,6 @@ mod tests {
             assert!(waiter.wait());
         }
         Ok(())
-    }
-
-    /// Waits up to five seconds until `cond` holds; returns whether it does.
-    fn wait_until(cond: impl Fn() -> bool) -> bool {
-        for _ in 0..5000 {
-            if cond() {
-                return true;
-            }
-            fsleep(Delta::from_millis(1));
-        }
-        cond()
     }
 
     #[test]
