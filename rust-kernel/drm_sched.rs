@@ -42,12 +42,14 @@
 //!   the driver's data of a job holds the last handle (e.g. through the driver's ring object) and
 //!   drops it while the job is being freed. The teardown then runs in a work item of the unbound
 //!   system workqueue, and a driver waits for it with a [`TeardownWaiter`].
-//! - Dropping an [`Entity`] cancels the jobs still queued in it: the C scheduler signals their
-//!   finished fences with `ESRCH`, in order, once the jobs ahead of them are done. Call
-//!   [`Entity::flush`] first to let them run instead. An entity dropped in [`JobImpl::run`] of
-//!   one of its own jobs (whose data held its last reference) is finished by a work item of the
-//!   unbound system workqueue once `run()` has returned, as the scheduler's run worker still uses
-//!   it; it keeps a handle of the scheduler until then.
+//! - Dropping an [`Entity`] cancels the jobs whose [`JobImpl::run`] has not been called yet: the
+//!   C scheduler signals the finished fences of those still queued with `ESRCH`, in order, once
+//!   the jobs ahead of them are done, and a job that the scheduler already took from the queue
+//!   ends with `ESRCH` instead of running. Call [`Entity::flush`] first to let them run instead.
+//!   An entity dropped in [`JobImpl::run`] of one of its own jobs (whose data held its last
+//!   reference) is finished by a work item of the unbound system workqueue once `run()` has
+//!   returned, as the scheduler's run worker still uses it; it keeps a handle of the scheduler
+//!   until then, and the jobs behind that job do not run either.
 //! - Jobs that are running when the driver tears down complete when their hardware fences
 //!   signal. A hardware fence created with [`DriverFence`](crate::dma_fence::DriverFence)
 //!   signals with `ECANCELED` when it is dropped, so a driver that drops its hardware state
@@ -126,9 +128,11 @@ use crate::{
     sync::{
         aref::ARef,
         atomic::{
+            Acquire,
             Atomic,
             Full,
-            Relaxed, //
+            Relaxed,
+            Release, //
         },
         completion::Completion,
         rcu,
@@ -303,19 +307,24 @@ unsafe impl Sync for SchedCore {}
 static TEARDOWNS: Atomic<u64> = Atomic::new(0);
 
 /// A pause in [`SchedCore::try_hold`] between counting a hold and taking its reference, for the
-/// test of that window: a test stores 1 to arm it, the next hold stores 2 and waits, for five
-/// seconds at most, until the test stores 3.
+/// test of that window (see [`pause`]).
 #[cfg(CONFIG_KUNIT)]
 static HOLD_WINDOW: Atomic<u32> = Atomic::new(0);
 
-/// Waits in the window of [`HOLD_WINDOW`] if a test armed it.
+/// A pause in the work item that finishes an entity dropped in one of its own jobs, before it
+/// does, for the test of the jobs the run worker takes meanwhile (see [`pause`]).
 #[cfg(CONFIG_KUNIT)]
-fn hold_window() {
-    if HOLD_WINDOW.cmpxchg(1, 2, Full).is_err() {
+static ENTITY_FINI_WINDOW: Atomic<u32> = Atomic::new(0);
+
+/// Waits in `window` if a test armed it: the test stores 1, the next thread to get here stores 2
+/// and waits, for five seconds at most, until the test stores 3.
+#[cfg(CONFIG_KUNIT)]
+fn pause(window: &Atomic<u32>) {
+    if window.cmpxchg(1, 2, Full).is_err() {
         return;
     }
-    wait_until(|| HOLD_WINDOW.load(crate::sync::atomic::Acquire) == 3);
-    HOLD_WINDOW.store(0, crate::sync::atomic::Release);
+    wait_until(|| window.load(Acquire) == 3);
+    window.store(0, Release);
 }
 
 /// Waits up to five seconds, in steps of a millisecond, until `cond` holds; returns whether it
@@ -377,7 +386,7 @@ impl SchedCore {
             }
         }
         #[cfg(CONFIG_KUNIT)]
-        hold_window();
+        pause(&HOLD_WINDOW);
         // INVARIANT: The hold counted above owns the reference taken here.
         Some(this.clone())
     }
@@ -618,11 +627,17 @@ fn entity_fini_key() -> Pin<&'static LockClassKey> {
 /// `drm_sched_entity_fini()` waits until the scheduler's run worker, which is the caller, is done
 /// with the entity, and the worker still uses it after `run_job` returns. The entity then leaves
 /// this part, with a handle of the scheduler, to a work item that finishes and frees it.
+///
+/// The scheduler's run worker may select the entity again before that work item runs:
+/// `dropped` makes `run_job` cancel the jobs it then takes, as `drm_sched_entity_fini()` cancels
+/// those still queued.
 #[pin_data]
 struct EntityCore<T: JobImpl> {
     #[pin]
     entity: Opaque<bindings::drm_sched_entity>,
     sched: Scheduler<T>,
+    /// Set when the [`Entity`] is dropped.
+    dropped: Atomic<bool>,
     #[pin]
     fini_work: Work<EntityCore<T>>,
 }
@@ -635,6 +650,8 @@ impl<T: JobImpl> WorkItem for EntityCore<T> {
     type Pointer = Pin<KBox<EntityCore<T>>>;
 
     fn run(this: Pin<KBox<EntityCore<T>>>) {
+        #[cfg(CONFIG_KUNIT)]
+        pause(&ENTITY_FINI_WINDOW);
         // SAFETY: The entity is initialised and not used again: its `Entity` is gone. This runs
         // on the unbound system workqueue, not in the scheduler's run worker, whose use of the
         // entity `drm_sched_entity_fini()` waits for.
@@ -674,7 +691,7 @@ impl<T: JobImpl> EntityCore<T> {
 /// A queue of jobs on a [`Scheduler`], with a [`Priority`].
 ///
 /// Jobs of one entity start in the order they were pushed. Dropping the entity cancels the jobs
-/// still queued in it (see the [module documentation](self)); it may sleep, except in
+/// that have not started (see the [module documentation](self)); it may sleep, except in
 /// [`JobImpl::run`] of one of its own jobs, where a work item finishes it once `run()` has
 /// returned.
 ///
@@ -703,6 +720,7 @@ impl<T: JobImpl> Entity<T> {
         let sched = sched.clone();
         let core = try_pin_init!(EntityCore::<T> {
             sched,
+            dropped: Atomic::new(false),
             fini_work <- Work::new(c"drm_sched::Entity::fini_work", entity_fini_key()),
             entity <- Opaque::try_ffi_init(move |slot| {
                 let mut list = [raw_sched];
@@ -769,6 +787,8 @@ impl<T: JobImpl> PinnedDrop for Entity<T> {
         // SAFETY: `core` is not structurally pinned (the `KBox` pins its contents), and it is
         // taken only here, once.
         let core = unsafe { ManuallyDrop::take(&mut self.get_unchecked_mut().core) };
+        // Jobs that the run worker takes from here on are cancelled (see `run_job`).
+        core.dropped.store(true, Release);
         if core.in_own_run() {
             // The work item owns the core, with its handle of the scheduler, until it has
             // finished the entity. A boxed work item is always queued.
@@ -790,13 +810,17 @@ impl<T: JobImpl> PinnedDrop for Entity<T> {
 ///
 /// # Invariants
 ///
-/// `base` was initialised with `drm_sched_job_init()` on an entity of the scheduler of `core`,
-/// which counts this job in `SchedCore::jobs`.
+/// - `base` was initialised with `drm_sched_job_init()` on an entity of the scheduler of `core`,
+///   which counts this job in `SchedCore::jobs`.
+/// - `entity` is the [`EntityCore`] of that entity. It is valid until `drm_sched_entity_fini()`
+///   has been called on it, and, as that waits for the run worker to be done with the entity,
+///   during `run_job`.
 #[pin_data]
 struct JobInner<T: JobImpl> {
     #[pin]
     base: Opaque<bindings::drm_sched_job>,
     core: Arc<SchedCore>,
+    entity: NonNull<EntityCore<T>>,
     data: T,
 }
 
@@ -997,6 +1021,7 @@ impl<'a, T: JobImpl> Job<'a, T> {
                     })
                 }),
                 core: core.clone(),
+                entity: NonNull::from(&**entity.core),
                 data,
             }? Error),
             flags,
@@ -1160,6 +1185,13 @@ unsafe extern "C" fn run_job<T: JobImpl>(
     let error = unsafe { (*(*job).s_fence).finished.error };
     if error < 0 {
         return Error::from_errno(error).to_ptr();
+    }
+    // SAFETY: The run worker selected the job's entity and calls this before it is done with
+    // it, so the entity's core is valid (type invariant of `JobInner`).
+    if unsafe { inner.entity.as_ref() }.dropped.load(Acquire) {
+        // Taken after its entity was dropped (e.g. in `run()` of the job before it): cancelled
+        // like the jobs that `drm_sched_entity_fini()` kills.
+        return ESRCH.to_ptr();
     }
 
     let _guard = SignallingGuard::new();
@@ -1392,9 +1424,11 @@ mod tests {
         }
     }
 
-    /// A device for the schedulers of a test (they name it in messages and trace events).
-    fn device() -> Result<faux::Registration> {
-        faux::Registration::new(c"rust_drm_sched_test", None)
+    /// A device for the schedulers of a test (they name it in messages and trace events), named
+    /// after the test: one that fails an assertion leaks its device, which would make the next
+    /// ones fail too if they used the same name.
+    fn device(name: &'static CStr) -> Result<faux::Registration> {
+        faux::Registration::new(name, None)
     }
 
     fn sched(
@@ -1442,7 +1476,7 @@ mod tests {
 
     #[test]
     fn shared_entity_job() -> Result {
-        let faux = device()?;
+        let faux = device(c"rust_drm_sched.shared_entity_job")?;
         let hw = Hw::new()?;
         let sched = sched(&faux, c"t-shared", 2)?;
         let entity = Arc::pin_init(Entity::new(&sched, Priority::Normal), GFP_KERNEL)?;
@@ -1480,7 +1514,7 @@ mod tests {
 
     #[test]
     fn run_and_complete() -> Result {
-        let faux = device()?;
+        let faux = device(c"rust_drm_sched.run_and_complete")?;
         let hw = Hw::new()?;
         let sched = sched(&faux, c"t-run", 4)?;
         let entity = entity(&sched, Priority::Normal)?;
@@ -1510,7 +1544,7 @@ mod tests {
 
     #[test]
     fn invalid_credits() -> Result {
-        let faux = device()?;
+        let faux = device(c"rust_drm_sched.invalid_credits")?;
         let hw = Hw::new()?;
         let sched = sched(&faux, c"t-credits-inval", 2)?;
         let entity = entity(&sched, Priority::Normal)?;
@@ -1535,7 +1569,7 @@ mod tests {
 
     #[test]
     fn dependency_across_schedulers() -> Result {
-        let faux = device()?;
+        let faux = device(c"rust_drm_sched.dependency_across_schedulers")?;
         let hw = Hw::new()?;
         let sched_a = sched(&faux, c"t-dep-a", 4)?;
         let sched_b = sched(&faux, c"t-dep-b", 4)?;
@@ -1557,7 +1591,7 @@ mod tests {
 
     #[test]
     fn syncobj_dependency() -> Result {
-        let faux = device()?;
+        let faux = device(c"rust_drm_sched.syncobj_dependency")?;
         let hw = Hw::new()?;
         let sched = sched(&faux, c"t-syncobj", 4)?;
         let entity = entity(&sched, Priority::Normal)?;
@@ -1589,7 +1623,7 @@ mod tests {
 
     #[test]
     fn credits_limit_concurrency() -> Result {
-        let faux = device()?;
+        let faux = device(c"rust_drm_sched.credits_limit_concurrency")?;
         let hw = Hw::new()?;
         let sched = sched(&faux, c"t-credits", 2)?;
         let entity = entity(&sched, Priority::Normal)?;
@@ -1623,7 +1657,7 @@ mod tests {
 
     #[test]
     fn timeout_handler() -> Result {
-        let faux = device()?;
+        let faux = device(c"rust_drm_sched.timeout_handler")?;
         let hw = Hw::new()?;
         let mut opts = SchedulerOptions::new(faux.as_ref().as_ref(), c"t-timeout", 2);
         opts.timeout = Some(Delta::from_millis(20));
@@ -1648,7 +1682,7 @@ mod tests {
 
     #[test]
     fn priorities() -> Result {
-        let faux = device()?;
+        let faux = device(c"rust_drm_sched.priorities")?;
         let hw = Hw::new()?;
         let sched = sched(&faux, c"t-prio", 1)?;
         let low = entity(&sched, Priority::Low)?;
@@ -1674,7 +1708,7 @@ mod tests {
 
     #[test]
     fn dropped_jobs() -> Result {
-        let faux = device()?;
+        let faux = device(c"rust_drm_sched.dropped_jobs")?;
         let hw = Hw::new()?;
         let sched = sched(&faux, c"t-drop", 2)?;
         let entity = entity(&sched, Priority::Normal)?;
@@ -1697,7 +1731,7 @@ mod tests {
 
     #[test]
     fn free_sees_every_pushed_job() -> Result {
-        let faux = device()?;
+        let faux = device(c"rust_drm_sched.free_sees_every_pushed_job")?;
         let hw = Hw::new()?;
         let sched_a = sched(&faux, c"t-free-a", 4)?;
         let sched_b = sched(&faux, c"t-free-b", 4)?;
@@ -1774,7 +1808,7 @@ mod tests {
 
     #[test]
     fn concurrent_pushes_keep_fence_order() -> Result {
-        let faux = device()?;
+        let faux = device(c"rust_drm_sched.concurrent_pushes_keep_fence_order")?;
         let sched =
             Scheduler::<NopJob>::new(SchedulerOptions::new(faux.as_ref().as_ref(), c"t-order", 4))?;
         let entity = Arc::pin_init(Entity::new(&sched, Priority::Normal), GFP_KERNEL)?;
@@ -1862,7 +1896,7 @@ mod tests {
 
     #[test]
     fn last_handle_dropped_by_job() -> Result {
-        let faux = device()?;
+        let faux = device(c"rust_drm_sched.last_handle_dropped_by_job")?;
         let gate_ctx = FenceContext::new(c"rust_drm_sched_test", c"gate");
         for killed in [false, true] {
             let hw = HwSlot::new()?;
@@ -1921,7 +1955,7 @@ mod tests {
         // the core. The last handle, dropped in between in a work item (which does not wait for
         // the teardown), must not free the core under the job (a use after free, which KASAN
         // reports); the hold then owes the teardown.
-        let faux = device()?;
+        let faux = device(c"rust_drm_sched.last_handle_dropped_during_hold")?;
         let hw = Hw::new()?;
         let sched = sched(&faux, c"t-hold", 1)?;
         let entity = entity(&sched, Priority::Normal)?;
@@ -1958,10 +1992,12 @@ mod tests {
     struct EntityOwningJob {
         entity: Option<Arc<Entity<EntityOwningJob>>>,
         flushed: Arc<Atomic<u32>>,
+        runs: Arc<Atomic<u32>>,
     }
 
     impl JobImpl for EntityOwningJob {
         fn run(job: &mut RunningJob<'_, Self>) -> Result<Option<ARef<Fence>>> {
+            job.runs.fetch_add(1, Full);
             if let Some(entity) = job.entity.take() {
                 let empty = entity.flush(Delta::from_millis(100));
                 job.flushed.store(if empty { 1 } else { 2 }, Release);
@@ -1977,8 +2013,9 @@ mod tests {
     fn entity_dropped_in_own_run() -> Result {
         // The scheduler's run worker waits in neither `Entity::flush()` nor the entity's drop
         // when a job's `run()` calls them on its own entity: both would wait for the worker
-        // itself, for good.
-        let faux = device()?;
+        // itself, for good. The job queued behind is cancelled, even though the worker takes it
+        // before the work item that finishes the entity has run (held back here).
+        let faux = device(c"rust_drm_sched.entity_dropped_in_own_run")?;
         let gate_ctx = FenceContext::new(c"rust_drm_sched_test", c"gate");
         let gate = gate_ctx.new_fence((), GFP_KERNEL)?;
         let sched = Scheduler::<EntityOwningJob>::new(SchedulerOptions::new(
@@ -1988,11 +2025,13 @@ mod tests {
         ))?;
         let entity = Arc::pin_init(Entity::new(&sched, Priority::Normal), GFP_KERNEL)?;
         let flushed = Arc::new(Atomic::new(0u32), GFP_KERNEL)?;
+        let runs = Arc::new(Atomic::new(0u32), GFP_KERNEL)?;
         let mut finished = KVec::with_capacity(2, GFP_KERNEL)?;
         for owner in [true, false] {
             let data = EntityOwningJob {
                 entity: if owner { Some(entity.clone()) } else { None },
                 flushed: flushed.clone(),
+                runs: runs.clone(),
             };
             let mut job = Job::new_shared(entity.clone(), 1, data, GFP_KERNEL)?;
             job.add_dependency(gate.fence().clone())?;
@@ -2000,14 +2039,19 @@ mod tests {
         }
         // The first job holds the last reference to the entity; the second waits behind it.
         drop(entity);
+        ENTITY_FINI_WINDOW.store(1, Release);
         gate.signal();
         finished[0].wait(false, Some(WAIT))?;
+        let paused = wait_until(|| ENTITY_FINI_WINDOW.load(Acquire) == 2);
+        let second = finished[1].wait(false, Some(WAIT));
+        ENTITY_FINI_WINDOW.store(3, Release);
+        assert!(paused);
+        second?;
         assert_eq!(errno(&finished[0]), 0);
-        // The second job was still queued: the flush did not wait for it, and the entity's
-        // drop killed it.
+        // The second job was still queued: the flush did not wait for it, and it did not run.
         assert_eq!(flushed.load(Acquire), 2);
-        finished[1].wait(false, Some(WAIT))?;
         assert_eq!(errno(&finished[1]), ESRCH.to_errno());
+        assert_eq!(runs.load(Acquire), 1);
         // The work item that finished the entity held a handle until it was done.
         let waiter = sched.teardown_waiter();
         drop(sched);
@@ -2024,7 +2068,7 @@ mod tests {
         if crate::cpu::nr_cpu_ids() < 2 {
             return Ok(());
         }
-        let faux = device()?;
+        let faux = device(c"rust_drm_sched.scheduler_freed_after_grace_period")?;
         let hw = Hw::new()?;
         let sched = sched(&faux, c"t-rcu", 1)?;
         let entity = entity(&sched, Priority::Normal)?;
@@ -2057,7 +2101,7 @@ mod tests {
 
     #[test]
     fn no_timeout_while_running() -> Result {
-        let faux = device()?;
+        let faux = device(c"rust_drm_sched.no_timeout_while_running")?;
         let mut opts = SchedulerOptions::new(faux.as_ref().as_ref(), c"t-slow-run", 1);
         // Shorter than `run()` takes: the timeout fires while `run()` still executes.
         opts.timeout = Some(Delta::from_millis(10));
@@ -2126,7 +2170,7 @@ mod tests {
 
     #[test]
     fn teardown_with_jobs() -> Result {
-        let faux = device()?;
+        let faux = device(c"rust_drm_sched.teardown_with_jobs")?;
         let hw = Hw::new()?;
         let gate_ctx = FenceContext::new(c"rust_drm_sched_test", c"gate");
         let gate = gate_ctx.new_fence((), GFP_KERNEL)?;
