@@ -61,7 +61,8 @@ use kernel::{
         Fence,
         FenceCallback,
         FenceCallbackHandler,
-        FenceContext, //
+        FenceContext,
+        UnchainedFence, //
     },
     drm::sched::{
         graph::{
@@ -107,7 +108,8 @@ use kernel::{
         Fence,
         FenceCallback,
         FenceCallbackHandler,
-        FenceContext, //
+        FenceContext,
+        UnchainedFence, //
     },
     drm::sched::{
         graph::{
@@ -940,7 +942,7 @@ impl State {
 /// The fences of a launch that syncobj signals refer to: those of signalled nodes (by node, or
 /// by `node | ON_START` for a host node's start fence) and that of the whole graph.
 // series: end
-pub(crate) type LaunchFences = (KVec<(u32, ARef<Fence>)>, Option<ARef<Fence>>);
+pub(crate) type LaunchFences = (KVec<(u32, UnchainedFence)>, Option<UnchainedFence>);
 
 /// A checked node, ready to become part of a launch.
 pub(crate) struct NodeInit {
@@ -1246,7 +1248,7 @@ impl Dispatcher {
             let slot = slots.get_mut(v as usize).ok_or(EINVAL)?;
             if slot.out.is_none() {
                 let fence = FenceContext::new(c"tas", c"tas-node").new_fence((), client_gfp())?;
-                outs.push((v, fence.fence().clone()), client_gfp())?;
+                outs.push((v, fence.unchained()), client_gfp())?;
                 slot.out = Some(fence);
             }
         }
@@ -1261,7 +1263,7 @@ impl Dispatcher {
             };
             if out.is_none() {
                 let fence = FenceContext::new(c"tas", name).new_fence((), client_gfp())?;
-                outs.push((key, fence.fence().clone()), client_gfp())?;
+                outs.push((key, fence.unchained()), client_gfp())?;
                 *out = Some(fence);
             }
         }
@@ -1271,7 +1273,7 @@ impl Dispatcher {
         } else {
             None
         };
-        let graph_fence = graph_out.as_ref().map(|f| f.fence().clone());
+        let graph_fence = graph_out.as_ref().map(DriverFence::unchained);
 
         let mut cbs = KVec::with_capacity(waits.len(), client_gfp())?;
         for (node, fence) in waits {

@@ -46,7 +46,8 @@ use kernel::{
         Fence,
         FenceAllocation,
         FenceChain,
-        FenceContext, //
+        FenceContext,
+        UnchainedFence, //
     },
     drm::{
         self,
@@ -108,7 +109,8 @@ use kernel::{
         Fence,
         FenceAllocation,
         FenceChain,
-        FenceContext, //
+        FenceContext,
+        UnchainedFence, //
     },
     drm::{
         self,
@@ -175,7 +177,8 @@ use kernel::{
         Fence,
         FenceAllocation,
         FenceChain,
-        FenceContext, //
+        FenceContext,
+        UnchainedFence, //
     },
     drm::{
         self,
@@ -218,7 +221,8 @@ use kernel::{
         Fence,
         FenceAllocation,
         FenceChain,
-        FenceContext, //
+        FenceContext,
+        UnchainedFence, //
     },
     drm::{
         self,
@@ -1013,11 +1017,11 @@ pub(crate) fn check_binds(
 /// Installs the signal points of a launch; cannot fail.
 pub(crate) fn install_signals(
     sigs: KVec<(Sync, Option<FenceChain>)>,
-    node_fences: &[(u32, ARef<Fence>)],
-    graph_fence: Option<&ARef<Fence>>,
+    node_fences: &[(u32, UnchainedFence)],
+    graph_fence: Option<&UnchainedFence>,
 ) {
     for (s, chain) in sigs {
-        let fence: &Fence = match (s.node, graph_fence) {
+        let fence = match (s.node, graph_fence) {
             // series: until tas-host
             (Some(v), _) => match node_fences.iter().find(|(n, _)| *n as usize == v) {
                 Some((_, fence)) => fence,
@@ -1072,7 +1076,11 @@ pub(crate) fn submit(
 
 /// The record of a dispatched graph, the fences of its nodes that signals refer to, and the
 /// fence of the whole graph if a signal refers to it.
-type Dispatched = (GraphRecord, KVec<(u32, ARef<Fence>)>, Option<ARef<Fence>>);
+type Dispatched = (
+    GraphRecord,
+    KVec<(u32, UnchainedFence)>,
+    Option<UnchainedFence>,
+);
 
 // series: end
 // series: from tas-dispatch
@@ -1131,7 +1139,11 @@ pub(crate) fn submit(
 
 /// The record of a dispatched graph, the fences of its nodes that signals refer to, and the
 /// fence of the whole graph if a signal refers to it.
-type Dispatched = (GraphRecord, KVec<(u32, ARef<Fence>)>, Option<ARef<Fence>>);
+type Dispatched = (
+    GraphRecord,
+    KVec<(u32, UnchainedFence)>,
+    Option<UnchainedFence>,
+);
 
 /// Builds the jobs of a launch of a graph for `disp`; `op` gives node `v`'s operation.
 pub(crate) fn instance(
@@ -1417,7 +1429,7 @@ fn push_fifo(
         for dep in job_deps {
             job.add_dependency(dep)?;
         }
-        graph_fence = Some(job.push().finished);
+        graph_fence = Some(UnchainedFence::new(job.push().finished)?);
     }
 
     let mut record = GraphRecord {
@@ -1427,7 +1439,7 @@ fn push_fifo(
     // The fences of the nodes that signals refer to.
     let mut node_fences = KVec::with_capacity(syncs.signals.len(), client_gfp())?;
     for v in syncs.signals.iter().filter_map(|(s, _)| s.node) {
-        let fence = finished[v].clone().ok_or(EINVAL)?;
+        let fence = UnchainedFence::new(finished[v].clone().ok_or(EINVAL)?)?;
         node_fences.push((v as u32, fence), client_gfp())?;
     }
     for v in 0..n {

@@ -17,6 +17,11 @@ __rust_helper bool rust_helper_dma_fence_is_signaled(struct dma_fence *fence)
 	return dma_fence_is_signaled(fence);
 }
 
+__rust_helper bool rust_helper_dma_fence_is_chain(struct dma_fence *fence)
+{
+	return dma_fence_is_chain(fence);
+}
+
 __rust_helper ktime_t rust_helper_dma_fence_timestamp(struct dma_fence *fence)
 {
 	return dma_fence_timestamp(fence);

@@ -20,10 +20,4 @@ rust_helper_drm_syncobj_fence_get(struct drm_syncobj *syncobj)
 	return drm_syncobj_fence_get(syncobj);
 }
 
-__rust_helper struct dma_fence_chain *
-rust_helper_to_dma_fence_chain(struct dma_fence *fence)
-{
-	return to_dma_fence_chain(fence);
-}
-
 #endif /* CONFIG_DRM */

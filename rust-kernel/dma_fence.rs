@@ -191,6 +191,17 @@ impl Fence {
         unsafe { (*self.as_raw()).seqno }
     }
 
+    /// Returns whether the fence is a `struct dma_fence_chain` node, i.e. a timeline point.
+    ///
+    /// A fence is one or the other for its whole life: `dma_fence_init()` sets its ops, and
+    /// signalling only ever clears them, for ops with neither `release` nor `wait`, which the
+    /// chain's ops have.
+    #[inline]
+    pub fn is_chain(&self) -> bool {
+        // SAFETY: The fence is valid.
+        unsafe { bindings::dma_fence_is_chain(self.as_raw()) }
+    }
+
     /// Returns whether the fence is signalled.
     ///
     /// This may signal the fence if its implementation finds out that it completed.
@@ -510,6 +521,12 @@ impl<T> DriverFence<T> {
         &self.fence
     }
 
+    /// Returns a new reference to the fence as an [`UnchainedFence`], for a timeline point.
+    pub fn unchained(&self) -> UnchainedFence {
+        // INVARIANT: The fence has the ops `FENCE_OPS` (type invariant), not those of a chain.
+        UnchainedFence(self.fence.clone())
+    }
+
     /// Signals the fence successfully.
     ///
     /// Runs the callbacks registered on the fence and wakes up its waiters. This cannot fail.
@@ -766,6 +783,50 @@ impl<H: FenceCallbackHandler> PinnedDrop for FenceCallback<H> {
     }
 }
 
+/// A reference to a fence that is not a `struct dma_fence_chain`: what a chain node contains.
+///
+/// A chain node ([`FenceChain`], a timeline point) links its own fence to the node of the
+/// previous point. Chains are only linked through that previous node: a chain node as the fence
+/// of another one is a bug that `dma_fence_chain_init()` warns about, and signalling, waiting on
+/// and freeing such nested chains recurse once per level of nesting, without a bound. The check
+/// is made when this value is created, so that a driver can make it before the point of no
+/// return of a submission and link the node after it, when nothing may fail.
+///
+/// Fences from [`DriverFence::unchained`] are never chains; other fences are checked by
+/// [`UnchainedFence::new`]. Dereferences to the [`Fence`].
+///
+/// # Invariants
+///
+/// The fence is not a `struct dma_fence_chain`.
+#[derive(Clone)]
+pub struct UnchainedFence(ARef<Fence>);
+
+impl UnchainedFence {
+    /// Returns `fence` as an unchained fence, or `EINVAL` if it is a `struct dma_fence_chain`.
+    pub fn new(fence: ARef<Fence>) -> Result<Self> {
+        if fence.is_chain() {
+            return Err(EINVAL);
+        }
+        // INVARIANT: Checked above; a fence that is not a chain never becomes one (see
+        // `Fence::is_chain`).
+        Ok(Self(fence))
+    }
+
+    /// Returns the reference to the fence.
+    pub fn into_inner(self) -> ARef<Fence> {
+        self.0
+    }
+}
+
+impl Deref for UnchainedFence {
+    type Target = Fence;
+
+    #[inline]
+    fn deref(&self) -> &Fence {
+        &self.0
+    }
+}
+
 /// A pre-allocated `struct dma_fence_chain` node.
 ///
 /// A timeline syncobj point is a chain node linking a fence to the previous point. Allocating the
@@ -793,16 +854,20 @@ impl FenceChain {
     /// Initialises the node as the point `seqno` following `prev`, with payload `fence`.
     ///
     /// Returns the chain fence, which signals once `fence` and all fences of earlier points
-    /// have signalled. Takes over the references of `prev` and `fence`. This cannot fail.
-    pub fn init(self, prev: Option<ARef<Fence>>, fence: ARef<Fence>, seqno: u64) -> ARef<Fence> {
+    /// have signalled. `prev` may be a chain (the previous point) or any other fence. Takes over
+    /// the references of `prev` and `fence`. This cannot fail.
+    pub fn init(self, prev: Option<ARef<Fence>>, fence: UnchainedFence, seqno: u64) -> ARef<Fence> {
         let chain = KBox::into_raw(self.chain).cast::<bindings::dma_fence_chain>();
         let prev = prev.map_or(ptr::null_mut(), |prev| {
             ARef::into_raw(prev).cast::<bindings::dma_fence>().as_ptr()
         });
-        let fence = ARef::into_raw(fence).cast::<bindings::dma_fence>().as_ptr();
+        let fence = ARef::into_raw(fence.into_inner())
+            .cast::<bindings::dma_fence>()
+            .as_ptr();
         // SAFETY: `chain` is a `kmalloc()` allocation of a `struct dma_fence_chain`, as
-        // `dma_fence_chain_alloc()` would return. `prev` is NULL or valid, `fence` is valid, and
-        // their references are transferred to the chain.
+        // `dma_fence_chain_alloc()` would return. `prev` is NULL or valid, `fence` is valid and
+        // not a chain (type invariant of `UnchainedFence`), and their references are transferred
+        // to the chain.
         unsafe { bindings::dma_fence_chain_init(chain, prev, fence, seqno) };
         // SAFETY: `chain` is valid, and its `base` fence was initialised with a reference owned
         // by the caller.
@@ -815,7 +880,8 @@ impl FenceChain {
     /// `drm_syncobj_add_point()`. The caller takes over the `kmalloc()` allocation: it has to
     /// pass it to `dma_fence_chain_init()` (directly or through such a function), after which
     /// the chain's reference count owns it, or free it with `dma_fence_chain_free()`.
-    /// Otherwise it is leaked.
+    /// Otherwise it is leaked. The fence the C code puts in the node must not be a chain (see
+    /// [`UnchainedFence`]).
     pub fn into_raw(self) -> NonNull<bindings::dma_fence_chain> {
         NonNull::from(KBox::leak(self.chain)).cast()
     }
@@ -1074,14 +1140,19 @@ mod tests {
         // Two producers (contexts), which may signal in any order.
         let a = FenceContext::new(DRIVER, TIMELINE).new_fence((), GFP_KERNEL)?;
         let b = FenceContext::new(DRIVER, TIMELINE).new_fence((), GFP_KERNEL)?;
+        let a_fence = a.fence().clone();
 
         // Pre-allocate, then link without allocating.
         let n1 = FenceChain::new(GFP_KERNEL)?;
         let n2 = FenceChain::new(GFP_KERNEL)?;
         let unused = FenceChain::new(GFP_KERNEL)?;
-        let p1 = n1.init(None, a.fence().clone(), 1);
-        let p2 = n2.init(Some(p1.clone()), b.fence().clone(), 2);
+        let p1 = n1.init(None, a.unchained(), 1);
+        let p2 = n2.init(Some(p1.clone()), b.unchained(), 2);
         drop(unused);
+        // A point can only be linked through `prev`, never be the fence of another one.
+        assert!(p2.is_chain() && !a_fence.is_chain());
+        assert_eq!(UnchainedFence::new(p2.clone()).err(), Some(EINVAL));
+        assert!(UnchainedFence::new(a_fence.clone()).is_ok());
         assert_eq!(p2.seqno(), 2);
         assert!(!p1.is_signaled());
         assert!(!p2.is_signaled());
@@ -1093,6 +1164,9 @@ mod tests {
         a.signal_with_error(EIO);
         assert!(p1.is_signaled());
         assert!(p2.is_signaled());
+        // Signalled, a point is still a chain, and a driver's fence is still none.
+        assert!(p2.is_chain() && !a_fence.is_chain());
+        assert_eq!(UnchainedFence::new(p2.clone()).err(), Some(EINVAL));
         assert_eq!(p2.wait(false, Some(Delta::from_secs(10))), Ok(()));
         Ok(())
     }
@@ -1129,6 +1203,7 @@ mod tests {
         send_sync::<DriverFence<u32>>();
         send_sync::<FenceCallback<Counter>>();
         send_sync::<FenceChain>();
+        send_sync::<UnchainedFence>();
         send_sync::<FenceAllocation>();
     }
 

@@ -1603,7 +1603,7 @@ mod tests {
         // Not submitted yet: nothing added.
         assert!(!job.add_syncobj_dependency(&timeline, point)?);
         let producer = ctx.new_fence((), GFP_KERNEL)?;
-        timeline.add_point(FenceChain::new(GFP_KERNEL)?, producer.fence(), point);
+        timeline.add_point(FenceChain::new(GFP_KERNEL)?, &producer.unchained(), point);
         // A 64-bit point, not truncated to the 32 bits of the C helper.
         assert!(job.add_syncobj_dependency(&timeline, point)?);
         // Point 0 of a timeline is a misuse.

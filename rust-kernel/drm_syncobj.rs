@@ -43,7 +43,8 @@ use crate::{
     bindings,
     dma_fence::{
         Fence,
-        FenceChain, //
+        FenceChain,
+        UnchainedFence, //
     },
     drm,
     error::to_result,
@@ -83,7 +84,7 @@ use core::ptr::{
 /// // Submission: everything that can fail comes first, adding the point cannot fail.
 /// let job = ctx.new_fence((), GFP_KERNEL)?;
 /// let chain = FenceChain::new(GFP_KERNEL)?;
-/// syncobj.add_point(chain, job.fence(), 1);
+/// syncobj.add_point(chain, &job.unchained(), 1);
 /// assert_eq!(syncobj.last_point(), 1);
 ///
 /// let SyncPoint::Submitted(point) = syncobj.fence_at(1)? else {
@@ -247,7 +248,7 @@ impl SyncObj {
         let Some(head) = self.fence() else {
             return Ok(SyncPoint::NotSubmitted);
         };
-        let timeline = is_chain(&head);
+        let timeline = head.is_chain();
         if point == 0 {
             return if timeline {
                 Err(EINVAL)
@@ -282,7 +283,7 @@ impl SyncObj {
     /// it are [`SyncPoint::NotSubmitted`].
     pub fn last_point(&self) -> u64 {
         match self.fence() {
-            Some(head) if is_chain(&head) => head.seqno(),
+            Some(head) if head.is_chain() => head.seqno(),
             _ => 0,
         }
     }
@@ -305,26 +306,27 @@ impl SyncObj {
     /// Adds the timeline point `point` with the fence `fence` (`drm_syncobj_add_point()`).
     ///
     /// `chain` is the node that links the point to the previous payload; it is allocated
-    /// beforehand with [`FenceChain::new`], so this cannot fail. The syncobj takes a reference
-    /// of its own to `fence`. Point 0 is the binary signal operation: it replaces the payload
-    /// like [`SyncObj::replace_fence`] and frees `chain`, as the C drivers do for point 0.
+    /// beforehand with [`FenceChain::new`], so this cannot fail. `fence` cannot be a chain: the
+    /// caller checked that beforehand, when it created the [`UnchainedFence`]. The syncobj takes
+    /// a reference of its own to `fence`. Point 0 is the binary signal operation: it replaces the
+    /// payload like [`SyncObj::replace_fence`] and frees `chain`, as the C drivers do for point 0.
     ///
     /// Points must be added in increasing order. A point that is not above the last one is
     /// recorded by the C code with the last point's number, so lookups of lower points no longer
-    /// see it. `fence` must not be a `struct dma_fence_chain` itself (the C code warns).
+    /// see it.
     ///
     /// Takes the syncobj spinlock and does not allocate: may be called in the fence signalling
     /// critical section, e.g. after the point of no return of a submission, but not from
     /// interrupt context.
-    pub fn add_point(&self, chain: FenceChain, fence: &Fence, point: u64) {
+    pub fn add_point(&self, chain: FenceChain, fence: &UnchainedFence, point: u64) {
         if point == 0 {
             self.replace_fence(Some(fence));
             return;
         }
-        // SAFETY: The syncobj and `fence` are valid. `chain` is an uninitialised
-        // `struct dma_fence_chain` allocation, which `drm_syncobj_add_point()` initialises and
-        // whose ownership passes to the chain's reference count; the syncobj takes a reference
-        // of its own to `fence`.
+        // SAFETY: The syncobj and `fence` are valid, and `fence` is not a chain (type invariant
+        // of `UnchainedFence`). `chain` is an uninitialised `struct dma_fence_chain` allocation,
+        // which `drm_syncobj_add_point()` initialises and whose ownership passes to the chain's
+        // reference count; the syncobj takes a reference of its own to `fence`.
         unsafe {
             bindings::drm_syncobj_add_point(
                 self.as_raw(),
@@ -334,12 +336,6 @@ impl SyncObj {
             )
         };
     }
-}
-
-/// Returns whether `fence` is a `struct dma_fence_chain`, i.e. a timeline point.
-fn is_chain(fence: &Fence) -> bool {
-    // SAFETY: The fence is valid.
-    !unsafe { bindings::to_dma_fence_chain(fence.as_raw()) }.is_null()
 }
 
 /// The result of looking up a point of a [`SyncObj`] with [`SyncObj::fence_at`].
@@ -389,7 +385,7 @@ mod tests {
     /// the tests can signal points out of order without breaking the fence order of a context.
     fn add(syncobj: &SyncObj, point: u64) -> Result<DriverFence> {
         let df = FenceContext::new(DRIVER, TIMELINE).new_fence((), GFP_KERNEL)?;
-        syncobj.add_point(FenceChain::new(GFP_KERNEL)?, df.fence(), point);
+        syncobj.add_point(FenceChain::new(GFP_KERNEL)?, &df.unchained(), point);
         Ok(df)
     }
 
@@ -554,7 +550,7 @@ mod tests {
 
         // Point 0 of `add_point()` is the binary signal operation.
         let df = ctx.new_fence((), GFP_KERNEL)?;
-        timeline.add_point(FenceChain::new(GFP_KERNEL)?, df.fence(), 0);
+        timeline.add_point(FenceChain::new(GFP_KERNEL)?, &df.unchained(), 0);
         let fence = submitted(&timeline, 0)?;
         assert!(ptr::eq(&*fence, &**df.fence()));
         assert_eq!(timeline.last_point(), 0);
@@ -646,8 +642,8 @@ mod tests {
         // Past the point of no return: with lockdep, any allocation or fence wait in here is
         // reported.
         let guard = SignallingGuard::new();
-        syncobj.add_point(chain1, df1.fence(), 1);
-        syncobj.add_point(chain2, df2.fence(), 2);
+        syncobj.add_point(chain1, &df1.unchained(), 1);
+        syncobj.add_point(chain2, &df2.unchained(), 2);
         binary.replace_fence(Some(df1.fence()));
         assert!(matches!(syncobj.fence_at(2)?, SyncPoint::Submitted(_)));
         assert!(matches!(syncobj.fence_at(3)?, SyncPoint::NotSubmitted));
