@@ -1827,9 +1827,7 @@ mod tests {
             })?;
         }
         push_many(&entity, &fences)?;
-        while done.load(Acquire) == 0 {
-            fsleep(Delta::from_millis(1));
-        }
+        assert!(wait_until(|| done.load(Acquire) != 0));
         assert_eq!(done.load(Acquire), 1);
 
         let mut fences = core::mem::take(&mut *fences.lock());
@@ -2090,9 +2088,7 @@ mod tests {
                 drop(guard);
             })?;
         }
-        while started.load(Acquire) == 0 {
-            fsleep(Delta::from_millis(1));
-        }
+        assert!(wait_until(|| started.load(Acquire) != 0));
         drop(sched);
         // Dropping the last handle freed the scheduler only after the reader had left.
         assert_eq!(left.load(Acquire), 1);
