@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # Guest side of the TAS QEMU runs, sourced by the init scripts in the
-# initramfs (/etc/tas/guest.sh). Busybox sh only.
+# initramfs (/etc/tas/guest.sh). Busybox sh only. Variables are global: the
+# init scripts add up their result in rc, so no function here sets rc.
 # shellcheck shell=sh
 
 tas_guest_setup() {
@@ -189,14 +190,14 @@ tas_fuzz() {
 # The userspace library's example (userspace/tas-rs), as one test; its own
 # lines are prefixed, so that only the summary counts.
 tas_rs_smoke() {
-	rc=0
+	st=0
 	echo "1..1"
-	/bin/tas-rs-smoke >/tas-rs.log 2>&1 || rc=$?
+	/bin/tas-rs-smoke >/tas-rs.log 2>&1 || st=$?
 	sed 's/^/tas-rs: /' /tas-rs.log
-	if [ "$rc" -eq 0 ]; then
+	if [ "$st" -eq 0 ]; then
 		echo "ok 1 tas-rs smoke: $(tail -n 1 /tas-rs.log)"
 	else
-		echo "not ok 1 tas-rs smoke: $(tail -n 1 /tas-rs.log) (exit $rc)"
+		echo "not ok 1 tas-rs smoke: $(tail -n 1 /tas-rs.log) (exit $st)"
 		return 1
 	fi
 }
@@ -214,29 +215,29 @@ tas_py_test() {
 	echo "1..3"
 	cp /etc/tas/test_tas.py /etc/tas/quickstart.py /etc/tas/model_template.py \
 		/etc/tas/resnet18-dp-train.tasg /host/tmp/
-	rc=0
+	st=0
 	chroot /host /usr/bin/env PYTHONDONTWRITEBYTECODE=1 "$1" -m unittest -v \
-		/tmp/test_tas.py >/tas-py.log 2>&1 || rc=$?
+		/tmp/test_tas.py >/tas-py.log 2>&1 || st=$?
 	sed 's/^/tas-py: /' /tas-py.log
 	summary="$(grep -E '^Ran [0-9]+ tests' /tas-py.log), $(tail -n 1 /tas-py.log)"
-	if [ "$rc" -eq 0 ] && ! grep -q 'skipped' /tas-py.log; then
+	if [ "$st" -eq 0 ] && ! grep -q 'skipped' /tas-py.log; then
 		echo "ok 1 tas-py: $summary"
 	else
-		echo "not ok 1 tas-py: $summary (exit $rc)"
+		echo "not ok 1 tas-py: $summary (exit $st)"
 		ret=1
 	fi
 	n=1
 	for example in quickstart.py "model_template.py /tmp/resnet18-dp-train.tasg"; do
 		n=$((n + 1))
-		rc=0
+		st=0
 		# shellcheck disable=SC2086 # the example and its arguments
 		chroot /host /usr/bin/env PYTHONDONTWRITEBYTECODE=1 "$1" /tmp/$example \
-			>/tas-py.log 2>&1 || rc=$?
+			>/tas-py.log 2>&1 || st=$?
 		sed 's/^/tas-py: /' /tas-py.log
-		if [ "$rc" -eq 0 ]; then
+		if [ "$st" -eq 0 ]; then
 			echo "ok $n tas-py: examples/$example"
 		else
-			echo "not ok $n tas-py: examples/$example (exit $rc)"
+			echo "not ok $n tas-py: examples/$example (exit $st)"
 			ret=1
 		fi
 	done
@@ -265,12 +266,12 @@ tas_model_run() {
 	shift
 	tas_hostroot || { echo "TAS-GUEST: no host root file system (TAS_PY)"; return 1; }
 	cp /etc/tas/model_template.py /host/tmp/
-	rc=0
+	st=0
 	chroot /host /usr/bin/env PYTHONDONTWRITEBYTECODE=1 "$py" /tmp/model_template.py \
-		"$@" >/tas-model.log 2>&1 || rc=$?
+		"$@" >/tas-model.log 2>&1 || st=$?
 	# Prefixed, apart from the kernel's messages on the same console.
 	sed 's/^/TAS-MODEL /' /tas-model.log
-	[ "$rc" -eq 0 ] || { echo "TAS-MODEL model_template.py $*: exit $rc"; return 1; }
+	[ "$st" -eq 0 ] || { echo "TAS-MODEL model_template.py $*: exit $st"; return 1; }
 }
 
 # tas_models PYTHON GRAPH...: tas_model_run on each captured model graph
