@@ -953,7 +953,8 @@ pub struct Job<'a, T: JobImpl> {
     _owns: PhantomData<KBox<JobInner<T>>>,
 }
 
-// SAFETY: The job owns its allocation; the driver's data is `Send`.
+// SAFETY: The job owns its allocation; the driver's data is `Send`, and the pointer to the
+// entity's core, which is `Sync`, is only dereferenced by the scheduler, in `run_job`.
 unsafe impl<T: JobImpl> Send for Job<'_, T> {}
 
 impl<'a, T: JobImpl> Job<'a, T> {
@@ -1012,6 +1013,8 @@ impl<'a, T: JobImpl> Job<'a, T> {
         }
         core.job_created();
         let entity_ptr = entity.as_raw();
+        // INVARIANT: `base` is initialised on `entity`, of the scheduler of `core`, which counts
+        // the job (`job_created()` above); `entity` is that entity's core.
         let inner = KBox::pin_init(
             try_pin_init!(JobInner::<T> {
                 base <- Opaque::try_ffi_init(|slot| {
