@@ -24,6 +24,12 @@
 //! interleaved with another thread's. [`Job::push`] does both under the entity's push lock; there
 //! is no armed job that the driver could hold, push late or drop.
 //!
+//! The jobs then complete in that order as long as the driver signals its hardware fences in the
+//! order the jobs ran, as fences of one context must. A job that completes in [`JobImpl::run`]
+//! (no hardware fence, or an error) or is cancelled before it would, while an earlier job of its
+//! entity still runs, signals its finished fence right after that job's, and the entity's next
+//! job starts only then. Each job therefore carries a small pre-allocated chain node for this.
+//!
 //! # Ownership and lifetimes
 //!
 //! - Until it is pushed, a job is owned by the driver's [`Job`] value, which borrows its entity.
@@ -115,7 +121,9 @@ use crate::{
     device,
     dma_fence::{
         Fence,
-        SignallingGuard, //
+        FenceChain,
+        SignallingGuard,
+        UnchainedFence, //
     },
     drm::syncobj::{
         SyncObj,
@@ -209,7 +217,9 @@ pub trait JobImpl: Send + Sized + 'static {
     /// Called once, in the scheduler's submit workqueue, when all dependencies of the job have
     /// signalled and the scheduler has credits for it. Returns the hardware fence, which the
     /// driver signals when the hardware is done with the job, or `None` if the job is already
-    /// complete. An error completes the job at once with that error on its finished fence.
+    /// complete. An error completes the job with that error on its finished fence. A job that
+    /// completes here finishes at once, or, if an earlier job of its entity still runs, right
+    /// after that job (see [Fence order](self#fence-order)).
     ///
     /// Not called for jobs whose entity was killed or whose finished fence already carries an
     /// error (a dependency failed): those complete with their error without running.
@@ -525,7 +535,7 @@ impl TeardownWaiter {
 
 impl<T: JobImpl> Scheduler<T> {
     const OPS: bindings::drm_sched_backend_ops = bindings::drm_sched_backend_ops {
-        prepare_job: None,
+        prepare_job: Some(prepare_job::<T>),
         run_job: Some(run_job::<T>),
         timedout_job: Some(timedout_job::<T>),
         free_job: Some(free_job::<T>),
@@ -615,6 +625,20 @@ fn push_lock() -> impl PinInit<SpinLock<()>> {
     new_spinlock!((), "drm_sched::Entity::push_lock")
 }
 
+/// What `run_job` keeps of the last job of an entity that it handled.
+struct LastRun {
+    /// The job's finished fence.
+    finished: ARef<Fence>,
+    /// Whether the job completed in `run_job` while the job before it was still running, so
+    /// that its finished fence waits for that job's (see `run_job`).
+    waits: bool,
+}
+
+/// The lock of an entity's [`LastRun`], with its lock class; see [`push_lock`].
+fn last_run_lock() -> impl PinInit<SpinLock<Option<LastRun>>> {
+    new_spinlock!(None, "drm_sched::EntityCore::last_run")
+}
+
 /// The lock class of the work item that finishes an entity dropped in one of its own jobs. Not
 /// generic, unlike its users, so that the class exists once, in the kernel crate.
 fn entity_fini_key() -> Pin<&'static LockClassKey> {
@@ -635,6 +659,11 @@ fn entity_fini_key() -> Pin<&'static LockClassKey> {
 struct EntityCore<T: JobImpl> {
     #[pin]
     entity: Opaque<bindings::drm_sched_entity>,
+    /// The last job of the entity that `run_job` handled. Only the scheduler's run worker uses
+    /// it (in `prepare_job` and `run_job`). Declared before `sched`, so that its fence goes
+    /// before the entity's handle of the scheduler.
+    #[pin]
+    last_run: SpinLock<Option<LastRun>>,
     sched: Scheduler<T>,
     /// Set when the [`Entity`] is dropped.
     dropped: Atomic<bool>,
@@ -719,6 +748,7 @@ impl<T: JobImpl> Entity<T> {
         let raw_sched = sched.as_raw();
         let sched = sched.clone();
         let core = try_pin_init!(EntityCore::<T> {
+            last_run <- last_run_lock(),
             sched,
             dropped: Atomic::new(false),
             fini_work <- Work::new(c"drm_sched::Entity::fini_work", entity_fini_key()),
@@ -814,13 +844,20 @@ impl<T: JobImpl> PinnedDrop for Entity<T> {
 ///   which counts this job in `SchedCore::jobs`.
 /// - `entity` is the [`EntityCore`] of that entity. It is valid until `drm_sched_entity_fini()`
 ///   has been called on it, and, as that waits for the run worker to be done with the entity,
-///   during `run_job`.
+///   during `prepare_job` and `run_job`.
 #[pin_data]
 struct JobInner<T: JobImpl> {
     #[pin]
     base: Opaque<bindings::drm_sched_job>,
     core: Arc<SchedCore>,
     entity: NonNull<EntityCore<T>>,
+    /// A fence chain node, allocated with the job so that nothing allocates once it is pushed.
+    /// Used at most once, by `prepare_job` or `run_job`, to keep the job's finished fence in
+    /// order behind the one of the entity's previous job.
+    order_node: Option<FenceChain>,
+    /// Set by `run_job` when the job completed there but its finished fence waits for the
+    /// previous job's: the job is not running on the hardware, so it cannot time out.
+    completed_early: bool,
     data: T,
 }
 
@@ -954,7 +991,8 @@ pub struct Job<'a, T: JobImpl> {
 }
 
 // SAFETY: The job owns its allocation; the driver's data is `Send`, and the pointer to the
-// entity's core, which is `Sync`, is only dereferenced by the scheduler, in `run_job`.
+// entity's core, which is `Sync`, is only dereferenced by the scheduler, in `prepare_job` and
+// `run_job`.
 unsafe impl<T: JobImpl> Send for Job<'_, T> {}
 
 impl<'a, T: JobImpl> Job<'a, T> {
@@ -1011,6 +1049,7 @@ impl<'a, T: JobImpl> Job<'a, T> {
         if credits == 0 || credits > core.credit_limit {
             return Err(EINVAL);
         }
+        let order_node = FenceChain::new(flags)?;
         core.job_created();
         let entity_ptr = entity.as_raw();
         // INVARIANT: `base` is initialised on `entity`, of the scheduler of `core`, which counts
@@ -1025,6 +1064,8 @@ impl<'a, T: JobImpl> Job<'a, T> {
                 }),
                 core: core.clone(),
                 entity: NonNull::from(&**entity.core),
+                order_node: Some(order_node),
+                completed_early: false,
                 data,
             }? Error),
             flags,
@@ -1172,7 +1213,61 @@ impl<T: JobImpl> DerefMut for RunningJob<'_, T> {
     }
 }
 
+/// `drm_sched_backend_ops.prepare_job` of `Scheduler<T>`.
+///
+/// Holds a job back while the job before it on its entity waits for an earlier one after
+/// completing in `run_job` (see there): this job's hardware fence could otherwise signal first,
+/// and its finished fence with it. The scheduler waits only for the scheduled fence of a job of
+/// its own and ignores the fences of the job's own entity, so the dependency is a chain node
+/// around that job's finished fence, which it waits for in full.
+///
+/// # Safety
+///
+/// `job` must be a job of a `Scheduler<T>`, pushed and not freed, at the head of its entity.
+unsafe extern "C" fn prepare_job<T: JobImpl>(
+    job: *mut bindings::drm_sched_job,
+    _entity: *mut bindings::drm_sched_entity,
+) -> *mut bindings::dma_fence {
+    // SAFETY: By the type invariants of `SchedCore`, every job of the scheduler is the `base` of
+    // a `JobInner<T>`. The run worker calls this for the job it is about to run, before
+    // `run_job`; no other callback uses the job before `run_job`, so the reference is unique.
+    let inner = unsafe { &mut *JobInner::<T>::from_base(job) };
+    // SAFETY: The run worker selected the job's entity and is not done with it, so the entity's
+    // core is valid (type invariant of `JobInner`).
+    let entity = unsafe { inner.entity.as_ref() };
+    let prev = match &*entity.last_run.lock() {
+        Some(last) if last.waits => last.finished.clone(),
+        _ => return ptr::null_mut(),
+    };
+    if prev.is_signaled() {
+        return ptr::null_mut();
+    }
+    // The node is still there: `run_job` uses it only for a job that runs while the previous
+    // one's finished fence is unsignalled, and a job that waited here runs after it signalled.
+    // Called again once the dependency has signalled, this returns above. A scheduler fence is
+    // never a chain.
+    let (Some(node), Ok(prev)) = (inner.order_node.take(), UnchainedFence::new(prev)) else {
+        return ptr::null_mut();
+    };
+    let seqno = prev.seqno();
+    ARef::into_raw(node.init(None, prev, seqno))
+        .cast::<bindings::dma_fence>()
+        .as_ptr()
+}
+
 /// `drm_sched_backend_ops.run_job` of `Scheduler<T>`.
+///
+/// A job completes in `run_job` when [`JobImpl::run`] returns no hardware fence or an error, and
+/// when it is cancelled (its finished fence carries an error already, or its entity was dropped).
+/// The C scheduler then signals its finished fence at once. With a credit limit above one, and
+/// briefly also with a limit of one (a completing job returns its credits before it signals its
+/// finished fence), the entity's previous job may still be running: the two finished fences,
+/// of one context, would signal out of order. Such a job instead returns a chain node around the
+/// previous job's finished fence as its hardware fence. The node signals from an irq_work after
+/// that fence, so the C scheduler signals this job's finished fence right after the previous one,
+/// without nesting the two fences' locks (one lockdep class). The job's error is set on its
+/// finished fence first, as the node carries none. The entity's next job waits for this one in
+/// `prepare_job`.
 ///
 /// # Safety
 ///
@@ -1184,25 +1279,62 @@ unsafe extern "C" fn run_job<T: JobImpl>(
     // a `JobInner<T>`. The scheduler calls `run_job` once and not concurrently with the other
     // callbacks for this job (`timedout_job` checks for that), so the reference is unique.
     let inner = unsafe { &mut *JobInner::<T>::from_base(job) };
-    // SAFETY: The job is armed, so its finished fence is initialised.
-    let error = unsafe { (*(*job).s_fence).finished.error };
-    if error < 0 {
-        return Error::from_errno(error).to_ptr();
-    }
     // SAFETY: The run worker selected the job's entity and calls this before it is done with
     // it, so the entity's core is valid (type invariant of `JobInner`).
-    if unsafe { inner.entity.as_ref() }.dropped.load(Acquire) {
+    let entity = unsafe { inner.entity.as_ref() };
+    let finished = inner.fence(true);
+    // SAFETY: The finished fence is valid; its error is set before it signals, here or by the
+    // scheduler (a failed dependency, a guilty entity) before `run_job`.
+    let error = unsafe { (*finished.as_raw()).error };
+    let result = if error < 0 {
+        Err(Error::from_errno(error))
+    } else if entity.dropped.load(Acquire) {
         // Taken after its entity was dropped (e.g. in `run()` of the job before it): cancelled
         // like the jobs that `drm_sched_entity_fini()` kills.
-        return ESRCH.to_ptr();
-    }
+        Err(ESRCH)
+    } else {
+        let _guard = SignallingGuard::new();
+        T::run(&mut RunningJob { inner: &mut *inner })
+    };
 
-    let _guard = SignallingGuard::new();
-    match T::run(&mut RunningJob { inner }) {
-        Ok(Some(fence)) => ARef::into_raw(fence).cast::<bindings::dma_fence>().as_ptr(),
-        Ok(None) => ptr::null_mut(),
-        Err(e) => e.to_ptr(),
+    let prev = entity.last_run.lock().take().map(|last| last.finished);
+    let fence = match result {
+        Ok(Some(fence)) => {
+            *entity.last_run.lock() = Some(LastRun {
+                finished,
+                waits: false,
+            });
+            return ARef::into_raw(fence).cast::<bindings::dma_fence>().as_ptr();
+        }
+        Ok(None) => None,
+        Err(e) => Some(e),
+    };
+    // Completed here; see above. A scheduler fence is never a chain.
+    let wait = prev
+        .filter(|prev| !prev.is_signaled())
+        .and_then(|prev| UnchainedFence::new(prev).ok())
+        .and_then(|prev| Some((prev, inner.order_node.take()?)));
+    let Some((prev, node)) = wait else {
+        *entity.last_run.lock() = Some(LastRun {
+            finished,
+            waits: false,
+        });
+        return fence.map_or(ptr::null_mut(), Error::to_ptr);
+    };
+    if let Some(e) = fence {
+        // SAFETY: The finished fence is valid and not signalled: the scheduler signals it once
+        // the fence returned below has signalled.
+        unsafe { bindings::dma_fence_set_error(finished.as_raw(), e.to_errno()) };
     }
+    inner.completed_early = true;
+    *entity.last_run.lock() = Some(LastRun {
+        finished,
+        waits: true,
+    });
+    let seqno = prev.seqno();
+    ARef::into_raw(node.init(None, prev, seqno))
+        .cast::<bindings::dma_fence>()
+        .as_ptr()
 }
 
 /// `drm_sched_backend_ops.timedout_job` of `Scheduler<T>`.
@@ -1229,6 +1361,12 @@ unsafe extern "C" fn timedout_job<T: JobImpl>(
         // SAFETY: See `run_job()`.
         unsafe { JobInner::<T>::from_base(job) }
     };
+    // SAFETY: The job is valid. `run_job()` has returned (the scheduled fence has signalled),
+    // and it was the last to write the flag.
+    if unsafe { (*inner_ptr).completed_early } {
+        // Not running: its finished fence signals right after the previous job's.
+        return no_hang;
+    }
     // SAFETY: The scheduled fence is signalled after `run_job()` returned, so `run()` holds no
     // reference to the job any more, and the scheduler calls `timedout_job` and `free_job` for a
     // job one at a time. The reference ends before the job may be freed below.
@@ -1530,18 +1668,64 @@ mod tests {
         f0.wait(false, Some(WAIT))?;
         assert_eq!(errno(&f0), 0);
         s1.wait(false, Some(WAIT))?;
-        f2.wait(false, Some(WAIT))?;
-        assert_eq!(errno(&f2), EIO.to_errno());
-        assert!(!f1.is_signaled());
+        assert!(wait_until(|| hw.order().len() == 3));
+        // Job 2 failed in `run()`; its finished fence signals after job 1's.
+        settle();
+        assert!(!f1.is_signaled() && !f2.is_signaled());
 
         assert!(hw.complete(1));
-        f1.wait(false, Some(WAIT))?;
+        f2.wait(false, Some(WAIT))?;
+        assert_eq!(errno(&f2), EIO.to_errno());
+        assert!(f1.is_signaled());
         assert_eq!(errno(&f1), 0);
         assert_eq!(hw.order().as_slice(), &[0, 1, 2]);
 
         drop(entity);
         drop(sched);
         assert_eq!(hw.freed(), 3);
+        Ok(())
+    }
+
+    /// A job that completes in `run()` (with or without an error) while an earlier job of its
+    /// entity still runs finishes after that job, and the entity's next job waits for it.
+    #[test]
+    fn early_completion_keeps_fence_order() -> Result {
+        let faux = device(c"rust_drm_sched.early_completion_keeps_fence_order")?;
+        let hw = Hw::new()?;
+        let sched = sched(&faux, c"t-early", 4)?;
+        let entity = entity(&sched, Priority::Normal)?;
+
+        let (_, f0) = push(&entity, &hw, 0, Mode::Hold, &[])?;
+        let (s1, f1) = push(&entity, &hw, 1, Mode::Fail, &[])?;
+        let (_, f2) = push(&entity, &hw, 2, Mode::Instant, &[])?;
+        let (_, f3) = push(&entity, &hw, 3, Mode::Hold, &[])?;
+
+        s1.wait(false, Some(WAIT))?;
+        settle();
+        // Job 1 has run and failed, but job 0 still runs: job 1's finished fence waits for job
+        // 0's, and job 2, whose fence would otherwise signal first, has not started.
+        assert!(!f0.is_signaled());
+        assert!(!f1.is_signaled());
+        assert!(!f2.is_signaled());
+        assert_eq!(hw.order().as_slice(), &[0, 1]);
+
+        assert!(hw.complete(0));
+        f2.wait(false, Some(WAIT))?;
+        assert!(f0.is_signaled() && f1.is_signaled());
+        assert_eq!(errno(&f0), 0);
+        assert_eq!(errno(&f1), EIO.to_errno());
+        assert_eq!(errno(&f2), 0);
+        assert!(f0.timestamp() <= f1.timestamp());
+        assert!(f1.timestamp() <= f2.timestamp());
+        assert!(wait_until(|| hw.order().len() == 4));
+        assert!(hw.complete(3));
+        f3.wait(false, Some(WAIT))?;
+        assert_eq!(hw.order().as_slice(), &[0, 1, 2, 3]);
+        assert_eq!(hw.timed_out(), 0);
+
+        drop(entity);
+        drop(sched);
+        assert_eq!(hw.freed(), 4);
         Ok(())
     }
 
