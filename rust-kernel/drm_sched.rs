@@ -24,11 +24,13 @@
 //! interleaved with another thread's. [`Job::push`] does both under the entity's push lock; there
 //! is no armed job that the driver could hold, push late or drop.
 //!
-//! The jobs then complete in that order as long as the driver signals its hardware fences in the
-//! order the jobs ran, as fences of one context must. A job that completes in [`JobImpl::run`]
-//! (no hardware fence, or an error) or is cancelled before it would, while an earlier job of its
-//! entity still runs, signals its finished fence right after that job's, and the entity's next
-//! job starts only then. Each job therefore carries a small pre-allocated chain node for this.
+//! The jobs then complete in that order as long as the driver signals the hardware fences it
+//! returns one after the other, in the order the jobs ran, as fences of one context must be. A job
+//! that completes without a running hardware fence (`run()` returns none, a signalled one or an
+//! error, or the job is cancelled instead of run) while the finished fence of the entity's
+//! previous job is unsignalled signals its own finished fence right after that one, and the
+//! entity's next job starts only then. Each job therefore carries a small pre-allocated chain
+//! node for this.
 //!
 //! # Ownership and lifetimes
 //!
@@ -219,10 +221,12 @@ pub trait JobImpl: Send + Sized + 'static {
     /// driver signals when the hardware is done with the job, or `None` if the job is already
     /// complete. An error completes the job with that error on its finished fence. A job that
     /// completes here finishes at once, or, if an earlier job of its entity still runs, right
-    /// after that job (see [Fence order](self#fence-order)).
+    /// after that job (see [Fence order](self#fence-order)). Not called while the entity's
+    /// previous job is such a job and has not finished.
     ///
     /// Not called for jobs whose entity was killed or whose finished fence already carries an
-    /// error (a dependency failed): those complete with their error without running.
+    /// error (`ECANCELED` for a guilty entity): those complete with their error without
+    /// running.
     fn run(job: &mut RunningJob<'_, Self>) -> Result<Option<ARef<Fence>>>;
 
     /// Aborts a job that ran longer than the scheduler's timeout.
@@ -237,8 +241,8 @@ pub trait JobImpl: Send + Sized + 'static {
     /// data is dropped.
     ///
     /// Called whether the job ran or not: its finished fence has signalled, with the job's error
-    /// if it has one (its own, a failed dependency's, or `ESRCH` for a job whose entity was
-    /// killed). Lets a driver whose data must learn a job's fences take them here and in
+    /// if it has one (its own, `ECANCELED` for a guilty entity, or `ESRCH` for a job whose
+    /// entity was killed). Lets a driver whose data must learn a job's fences take them here and in
     /// [`JobImpl::run`], rather than in between arming and pushing the job, where nothing of the
     /// driver runs. Does nothing by default.
     fn free(_job: &mut RunningJob<'_, Self>) {}
@@ -857,7 +861,7 @@ struct JobInner<T: JobImpl> {
     order_node: Option<FenceChain>,
     /// Set by `run_job` when the job completed there but its finished fence waits for the
     /// previous job's: the job is not running on the hardware, so it cannot time out.
-    completed_early: bool,
+    completed_early: Atomic<bool>,
     data: T,
 }
 
@@ -1065,7 +1069,7 @@ impl<'a, T: JobImpl> Job<'a, T> {
                 core: core.clone(),
                 entity: NonNull::from(&**entity.core),
                 order_node: Some(order_node),
-                completed_early: false,
+                completed_early: Atomic::new(false),
                 data,
             }? Error),
             flags,
@@ -1229,8 +1233,10 @@ unsafe extern "C" fn prepare_job<T: JobImpl>(
     _entity: *mut bindings::drm_sched_entity,
 ) -> *mut bindings::dma_fence {
     // SAFETY: By the type invariants of `SchedCore`, every job of the scheduler is the `base` of
-    // a `JobInner<T>`. The run worker calls this for the job it is about to run, before
-    // `run_job`; no other callback uses the job before `run_job`, so the reference is unique.
+    // a `JobInner<T>`. Only the run worker calls this, for the job at the head of the entity it
+    // selected, before `run_job`. No other callback uses a job before `run_job`, and
+    // `drm_sched_entity_kill()` frees the queued jobs only after the worker is done with the
+    // entity, so the reference is unique.
     let inner = unsafe { &mut *JobInner::<T>::from_base(job) };
     // SAFETY: The run worker selected the job's entity and is not done with it, so the entity's
     // core is valid (type invariant of `JobInner`).
@@ -1257,17 +1263,17 @@ unsafe extern "C" fn prepare_job<T: JobImpl>(
 
 /// `drm_sched_backend_ops.run_job` of `Scheduler<T>`.
 ///
-/// A job completes in `run_job` when [`JobImpl::run`] returns no hardware fence or an error, and
-/// when it is cancelled (its finished fence carries an error already, or its entity was dropped).
-/// The C scheduler then signals its finished fence at once. With a credit limit above one, and
-/// briefly also with a limit of one (a completing job returns its credits before it signals its
-/// finished fence), the entity's previous job may still be running: the two finished fences,
-/// of one context, would signal out of order. Such a job instead returns a chain node around the
-/// previous job's finished fence as its hardware fence. The node signals from an irq_work after
-/// that fence, so the C scheduler signals this job's finished fence right after the previous one,
-/// without nesting the two fences' locks (one lockdep class). The job's error is set on its
-/// finished fence first, as the node carries none. The entity's next job waits for this one in
-/// `prepare_job`.
+/// A job completes in `run_job` when [`JobImpl::run`] returns no hardware fence, a signalled one or
+/// an error, and when it is cancelled (its finished fence carries an error already, or its entity
+/// was dropped). The C scheduler then signals its finished fence at once. With a credit limit above
+/// one, and briefly also with a limit of one (a completing job returns its credits before it
+/// signals its finished fence), the entity's previous job may still be running: the two finished
+/// fences, of one context, would signal out of order. Such a job instead returns a chain node
+/// around the previous job's finished fence as its hardware fence. The node signals from an
+/// irq_work after that fence, so the C scheduler signals this job's finished fence right after the
+/// previous one, without nesting the two fences' locks (one lockdep class). The job's error is set
+/// on its finished fence first, as the node carries none. The entity's next job waits for this one
+/// in `prepare_job`.
 ///
 /// # Safety
 ///
@@ -1284,7 +1290,7 @@ unsafe extern "C" fn run_job<T: JobImpl>(
     let entity = unsafe { inner.entity.as_ref() };
     let finished = inner.fence(true);
     // SAFETY: The finished fence is valid; its error is set before it signals, here or by the
-    // scheduler (a failed dependency, a guilty entity) before `run_job`.
+    // scheduler (`ECANCELED` for a guilty entity) before `run_job`.
     let error = unsafe { (*finished.as_raw()).error };
     let result = if error < 0 {
         Err(Error::from_errno(error))
@@ -1298,7 +1304,9 @@ unsafe extern "C" fn run_job<T: JobImpl>(
     };
 
     let prev = entity.last_run.lock().take().map(|last| last.finished);
-    let fence = match result {
+    let error = match result {
+        // A signalled hardware fence completes the job at once, like none.
+        Ok(Some(fence)) if fence.is_signaled() => fence.error(),
         Ok(Some(fence)) => {
             *entity.last_run.lock() = Some(LastRun {
                 finished,
@@ -1319,14 +1327,14 @@ unsafe extern "C" fn run_job<T: JobImpl>(
             finished,
             waits: false,
         });
-        return fence.map_or(ptr::null_mut(), Error::to_ptr);
+        return error.map_or(ptr::null_mut(), Error::to_ptr);
     };
-    if let Some(e) = fence {
+    if let Some(e) = error {
         // SAFETY: The finished fence is valid and not signalled: the scheduler signals it once
         // the fence returned below has signalled.
         unsafe { bindings::dma_fence_set_error(finished.as_raw(), e.to_errno()) };
     }
-    inner.completed_early = true;
+    inner.completed_early.store(true, Release);
     *entity.last_run.lock() = Some(LastRun {
         finished,
         waits: true,
@@ -1361,9 +1369,9 @@ unsafe extern "C" fn timedout_job<T: JobImpl>(
         // SAFETY: See `run_job()`.
         unsafe { JobInner::<T>::from_base(job) }
     };
-    // SAFETY: The job is valid. `run_job()` has returned (the scheduled fence has signalled),
-    // and it was the last to write the flag.
-    if unsafe { (*inner_ptr).completed_early } {
+    // SAFETY: The job is valid; the flag is atomic. `run_job()` has returned (the scheduled
+    // fence has signalled), and it was the last to write the flag.
+    if unsafe { &(*inner_ptr).completed_early }.load(Acquire) {
         // Not running: its finished fence signals right after the previous job's.
         return no_hang;
     }
@@ -1431,6 +1439,8 @@ mod tests {
         Hold,
         /// Fails in `run()`.
         Fail,
+        /// Returns a hardware fence that is signalled already.
+        Stub,
     }
 
     struct HwState {
@@ -1537,6 +1547,7 @@ mod tests {
             match mode {
                 Mode::Instant => Ok(None),
                 Mode::Fail => Err(EIO),
+                Mode::Stub => Ok(Some(Fence::stub())),
                 Mode::Hold => {
                     let fence = hw.ctx.init_fence(alloc.ok_or(EINVAL)?, ());
                     let hw_fence = fence.fence().clone();
@@ -1686,8 +1697,9 @@ mod tests {
         Ok(())
     }
 
-    /// A job that completes in `run()` (with or without an error) while an earlier job of its
-    /// entity still runs finishes after that job, and the entity's next job waits for it.
+    /// A job that completes in `run()` (with an error, or with a signalled hardware fence) while
+    /// an earlier job of its entity still runs finishes after that job, and the entity's next job
+    /// waits for it.
     #[test]
     fn early_completion_keeps_fence_order() -> Result {
         let faux = device(c"rust_drm_sched.early_completion_keeps_fence_order")?;
@@ -1697,35 +1709,73 @@ mod tests {
 
         let (_, f0) = push(&entity, &hw, 0, Mode::Hold, &[])?;
         let (s1, f1) = push(&entity, &hw, 1, Mode::Fail, &[])?;
-        let (_, f2) = push(&entity, &hw, 2, Mode::Instant, &[])?;
-        let (_, f3) = push(&entity, &hw, 3, Mode::Hold, &[])?;
+        let (_, f2) = push(&entity, &hw, 2, Mode::Hold, &[])?;
+        let (_, f3) = push(&entity, &hw, 3, Mode::Stub, &[])?;
 
         s1.wait(false, Some(WAIT))?;
         settle();
         // Job 1 has run and failed, but job 0 still runs: job 1's finished fence waits for job
-        // 0's, and job 2, whose fence would otherwise signal first, has not started.
-        assert!(!f0.is_signaled());
-        assert!(!f1.is_signaled());
-        assert!(!f2.is_signaled());
+        // 0's, and job 2, whose hardware fence could signal before job 1's finished fence, has
+        // not started.
+        assert!(!f0.is_signaled() && !f1.is_signaled() && !f2.is_signaled());
         assert_eq!(hw.order().as_slice(), &[0, 1]);
 
         assert!(hw.complete(0));
-        f2.wait(false, Some(WAIT))?;
+        // Job 2 runs once job 1 is done, and job 3 right after it; job 3's hardware fence is
+        // signalled already, but job 2 still runs.
+        assert!(wait_until(|| hw.order().len() == 4));
+        settle();
         assert!(f0.is_signaled() && f1.is_signaled());
+        assert!(!f2.is_signaled() && !f3.is_signaled());
+
+        assert!(hw.complete(2));
+        f3.wait(false, Some(WAIT))?;
+        assert!(f2.is_signaled());
         assert_eq!(errno(&f0), 0);
         assert_eq!(errno(&f1), EIO.to_errno());
         assert_eq!(errno(&f2), 0);
+        assert_eq!(errno(&f3), 0);
         assert!(f0.timestamp() <= f1.timestamp());
         assert!(f1.timestamp() <= f2.timestamp());
-        assert!(wait_until(|| hw.order().len() == 4));
-        assert!(hw.complete(3));
-        f3.wait(false, Some(WAIT))?;
+        assert!(f2.timestamp() <= f3.timestamp());
         assert_eq!(hw.order().as_slice(), &[0, 1, 2, 3]);
         assert_eq!(hw.timed_out(), 0);
 
         drop(entity);
         drop(sched);
         assert_eq!(hw.freed(), 4);
+        Ok(())
+    }
+
+    /// An entity dropped while its next job waits for a job that completed early: the waiting
+    /// job is cancelled, and every fence signals in order.
+    #[test]
+    fn entity_dropped_while_job_held_back() -> Result {
+        let faux = device(c"rust_drm_sched.entity_dropped_while_job_held_back")?;
+        let hw = Hw::new()?;
+        let sched = sched(&faux, c"t-early-drop", 4)?;
+        let entity = entity(&sched, Priority::Normal)?;
+
+        let (_, f0) = push(&entity, &hw, 0, Mode::Hold, &[])?;
+        let (s1, f1) = push(&entity, &hw, 1, Mode::Fail, &[])?;
+        let (_, f2) = push(&entity, &hw, 2, Mode::Instant, &[])?;
+        s1.wait(false, Some(WAIT))?;
+        settle();
+        drop(entity);
+        assert!(!f1.is_signaled() && !f2.is_signaled());
+
+        assert!(hw.complete(0));
+        f2.wait(false, Some(WAIT))?;
+        assert!(f0.is_signaled() && f1.is_signaled());
+        assert_eq!(errno(&f0), 0);
+        assert_eq!(errno(&f1), EIO.to_errno());
+        assert_eq!(errno(&f2), ESRCH.to_errno());
+        assert!(f0.timestamp() <= f1.timestamp());
+        assert!(f1.timestamp() <= f2.timestamp());
+        assert_eq!(hw.order().as_slice(), &[0, 1]);
+
+        drop(sched);
+        assert_eq!(hw.freed(), 3);
         Ok(())
     }
 
