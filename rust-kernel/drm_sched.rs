@@ -219,10 +219,11 @@ pub trait JobImpl: Send + Sized + 'static {
     /// Called once, in the scheduler's submit workqueue, when all dependencies of the job have
     /// signalled and the scheduler has credits for it. Returns the hardware fence, which the
     /// driver signals when the hardware is done with the job, or `None` if the job is already
-    /// complete. An error completes the job with that error on its finished fence. A job that
-    /// completes here finishes at once, or, if an earlier job of its entity still runs, right
-    /// after that job (see [Fence order](self#fence-order)). Not called while the entity's
-    /// previous job is such a job and has not finished.
+    /// complete. An error completes the job with that error on its finished fence, and a hardware
+    /// fence that is signalled already counts as `None`, with its error. A job that completes
+    /// here finishes at once, or, if the finished fence of the entity's previous job has not
+    /// signalled, right after it (see [Fence order](self#fence-order)). Not called while the
+    /// entity's previous job is such a job and has not finished.
     ///
     /// Not called for jobs whose entity was killed or whose finished fence already carries an
     /// error (`ECANCELED` for a guilty entity): those complete with their error without
@@ -1221,9 +1222,10 @@ impl<T: JobImpl> DerefMut for RunningJob<'_, T> {
 ///
 /// Holds a job back while the job before it on its entity waits for an earlier one after
 /// completing in `run_job` (see there): this job's hardware fence could otherwise signal first,
-/// and its finished fence with it. The scheduler waits only for the scheduled fence of a job of
-/// its own and ignores the fences of the job's own entity, so the dependency is a chain node
-/// around that job's finished fence, which it waits for in full.
+/// and its finished fence with it. The scheduler drops a dependency on a fence of the job's own
+/// entity (`drm_sched_entity_add_dependency_cb()` compares contexts), so the dependency is a
+/// chain node around that job's finished fence: a fence of another context, and not a scheduler
+/// fence, which the scheduler waits for in full.
 ///
 /// # Safety
 ///
