@@ -1218,6 +1218,15 @@ impl<T: JobImpl> DerefMut for RunningJob<'_, T> {
     }
 }
 
+/// Initialises `node` around `prev` and returns the node as a fence reference for the C
+/// scheduler: it signals after `prev`, from an irq_work (see `run_job`).
+fn wait_behind(node: FenceChain, prev: UnchainedFence) -> *mut bindings::dma_fence {
+    let seqno = prev.seqno();
+    ARef::into_raw(node.init(None, prev, seqno))
+        .cast::<bindings::dma_fence>()
+        .as_ptr()
+}
+
 /// `drm_sched_backend_ops.prepare_job` of `Scheduler<T>`.
 ///
 /// Holds a job back while the job before it on its entity waits for an earlier one after
@@ -1257,10 +1266,7 @@ unsafe extern "C" fn prepare_job<T: JobImpl>(
     let (Some(node), Ok(prev)) = (inner.order_node.take(), UnchainedFence::new(prev)) else {
         return ptr::null_mut();
     };
-    let seqno = prev.seqno();
-    ARef::into_raw(node.init(None, prev, seqno))
-        .cast::<bindings::dma_fence>()
-        .as_ptr()
+    wait_behind(node, prev)
 }
 
 /// `drm_sched_backend_ops.run_job` of `Scheduler<T>`.
@@ -1341,10 +1347,7 @@ unsafe extern "C" fn run_job<T: JobImpl>(
         finished,
         waits: true,
     });
-    let seqno = prev.seqno();
-    ARef::into_raw(node.init(None, prev, seqno))
-        .cast::<bindings::dma_fence>()
-        .as_ptr()
+    wait_behind(node, prev)
 }
 
 /// `drm_sched_backend_ops.timedout_job` of `Scheduler<T>`.
