@@ -5585,7 +5585,7 @@ TEST_F_TIMEOUT(tas, memcg_limit_fails_submission_quietly, 120)
 	free(nodes);
 }
 
-/* series: from tas-templates-tests */
+/* series: from tas-dispatch-tests */
 /* Reads memory.current until it has not changed for 500 ms (at most 20 s). */
 static __u64 tas_memcg_settled(const char *dir)
 {
@@ -5602,6 +5602,57 @@ static __u64 tas_memcg_settled(const char *dir)
 	return now;
 }
 
+/*
+ * What opening the device allocates for the file (its scheduler entities,
+ * one per ring and class, and its dispatcher's launch slots: about 40 KiB
+ * with 4 rings) is charged to the opener's memory cgroup: 512 opens add at
+ * least 12 KiB each to memory.current, and closing the files gives it back
+ * (within 2 KiB a file: the cgroup's per-CPU charge caches and the grown
+ * file table stay). Without the driver's charging the opens added 4 KiB
+ * each (the struct file and what the VFS and the DRM core charge), and a
+ * process could pin memory outside of its cgroup by opening the device.
+ */
+#define TAS_OPENS	512
+
+TEST_F_TIMEOUT(tas, memcg_charges_open, 120)
+{
+	__u64 before, with, after;
+	char dir[64], path[64], node[64];
+	int fds[TAS_OPENS];
+	unsigned int i;
+	ssize_t len;
+	int ret;
+
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", self->fd);
+	len = readlink(path, node, sizeof(node) - 1);
+	ASSERT_LT(0, len);
+	node[len] = 0;
+
+	ret = tas_memcg_enter(dir, sizeof(dir));
+	if (ret == 1)
+		SKIP(return, "no cgroup2 memory controller (CONFIG_MEMCG not enabled?)");
+	ASSERT_EQ(0, ret);
+	before = tas_memcg_settled(dir);
+	ASSERT_LT(0ULL, before);
+	for (i = 0; i < TAS_OPENS; i++) {
+		fds[i] = open(node, O_RDWR | O_CLOEXEC);
+		ASSERT_LE(0, fds[i]);
+	}
+	with = tas_memcg_settled(dir);
+	for (i = 0; i < TAS_OPENS; i++)
+		close(fds[i]);
+	after = tas_memcg_settled(dir);
+	TH_LOG("memory.current: %llu before, %llu with %u files open, %llu after",
+	       (unsigned long long)before, (unsigned long long)with, TAS_OPENS,
+	       (unsigned long long)after);
+	EXPECT_LE(before + TAS_OPENS * 12288ULL, with);
+	EXPECT_GT(before + TAS_OPENS * 2048ULL, after);
+
+	ASSERT_EQ(0, tas_write_u64(TAS_CGROUP_ROOT, "cgroup.procs", getpid()));
+}
+
+/* series: end */
+/* series: from tas-templates-tests */
 /*
  * The instances of a template that the driver prepares in a work item, for
  * launches to come, are charged to the memory cgroup of the template's

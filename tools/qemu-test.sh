@@ -32,7 +32,9 @@
 # that many times, as one more test: each round races the job timeout
 # handler against the ring that executes the node.
 # TAS_KSELFTEST_EXCLUDE names tas_test cases (without their fixture, as
-# kselftest_harness's -T takes them) that this run leaves out.
+# kselftest_harness's -T takes them) that this run leaves out;
+# TAS_KSELFTEST_ONLY, without TAS_KSELFTEST_EXCLUDE, the only ones it runs
+# (to run one test while working on it; a run with it is not a full check).
 # TAS_USERSPACE=0 neither builds nor boots with the userspace tools (for a
 # prefix of the series whose uAPI header they do not build against, see
 # tools/prefix-kselftests.sh); it needs TAS_UNLOAD_ROUNDS=0, TAS_DEMO=0 and
@@ -78,6 +80,10 @@ userspace=${TAS_USERSPACE:-1}
 exclude=$(echo ${TAS_KSELFTEST_EXCLUDE:-})
 case $exclude in *[!a-z0-9_\ ]*) tas_die "TAS_KSELFTEST_EXCLUDE: test names only" ;; esac
 [ -z "$exclude" ] || tas_log "not run on this kernel: $exclude"
+only=$(echo ${TAS_KSELFTEST_ONLY:-})
+case $only in *[!a-z0-9_\ ]*) tas_die "TAS_KSELFTEST_ONLY: test names only" ;; esac
+[ -z "$only" ] || [ -z "$exclude" ] || tas_die "TAS_KSELFTEST_ONLY and TAS_KSELFTEST_EXCLUDE together"
+[ -z "$only" ] || tas_log "only these tas_test cases: $only"
 tools=(tas-stress tas-fuzz tas-demo tas-rs-smoke)
 if [ "$userspace" -eq 0 ]; then
 	[ "$unload_rounds" -eq 0 ] && [ "$fuzz_seconds" -eq 0 ] && [ "$demo" -eq 0 ] &&
@@ -139,6 +145,7 @@ append="$append TAS_TIMEOUT_ROUNDS=$timeout_rounds"
 append="$append TAS_DEMO=$demo TAS_HOSTROOT=$TAS_HOSTROOT${TAS_PY:+ TAS_PY=$TAS_PY}"
 append="$append${TAS_CAPTURE_PY:+ TAS_CAPTURE_PY=$TAS_CAPTURE_PY}"
 [ -z "$exclude" ] || append="$append TAS_KSELFTEST_EXCLUDE=$(echo "$exclude" | tr ' ' ,)"
+[ -z "$only" ] || append="$append TAS_KSELFTEST_ONLY=$(echo "$only" | tr ' ' ,)"
 log=$TAS_KOUT/qemu-test.log
 rc=0
 tas_boot "$log" "$append" || rc=$?
