@@ -989,17 +989,19 @@ impl Dispatcher {
         host_timeout_ns: u64,
     ) -> Result<Arc<Self>> {
     // series: end
-        let mut launches = KVec::with_capacity(MAX_LAUNCHES, GFP_KERNEL)?;
+        // Created for each open file: charged to the opener.
+        let flags = client_gfp();
+        let mut launches = KVec::with_capacity(MAX_LAUNCHES, flags)?;
         for _ in 0..MAX_LAUNCHES {
-            launches.push(LaunchSlot::Free, GFP_KERNEL)?;
+            launches.push(LaunchSlot::Free, flags)?;
         }
         let state = State {
             // series: until tas-host
-            set: ReadySet::new(num_rings, WINDOW)?,
+            set: ReadySet::new(num_rings, WINDOW, flags)?,
             // series: end
             // series: from tas-host
             // The host nodes' ring is the last.
-            set: ReadySet::new(num_rings + 1, WINDOW)?,
+            set: ReadySet::new(num_rings + 1, WINDOW, flags)?,
             // series: end
             launches,
             closed: false,
@@ -1027,7 +1029,7 @@ impl Dispatcher {
                 host_timer <- HrTimer::new(),
                 // series: end
             }),
-            GFP_KERNEL,
+            flags,
         )
         // series: from tas-gangs
         .inspect_err(|_| gate.order.lock().remove_client())

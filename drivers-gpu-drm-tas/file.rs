@@ -385,7 +385,7 @@ impl Retiring {
                 nodes <- new_mutex!(0),
                 dropped <- new_condvar!("tas::Retiring::dropped"),
             }),
-            GFP_KERNEL,
+            client_gfp(),
         )
     }
 
@@ -626,7 +626,7 @@ impl Budget {
                 used <- new_mutex!(0),
                 freed <- new_condvar!("tas::Budget::freed"),
             }),
-            GFP_KERNEL,
+            client_gfp(),
         )
     }
 
@@ -757,18 +757,20 @@ impl drm::file::DriverFile for File {
     // series: from tas-graph
     // series: until tas-dispatch
     fn open(dev: &TasDevice) -> Result<Pin<KBox<Self>>> {
-        let mut fifo_entities = KVec::with_capacity(dev.rings.len(), GFP_KERNEL)?;
+        // Charged to the opener, who decides how many files there are.
+        let flags = client_gfp();
+        let mut fifo_entities = KVec::with_capacity(dev.rings.len(), flags)?;
         for ring in dev.rings.iter() {
             fifo_entities.push(
-                KBox::pin_init(Entity::new(&ring.sched, Priority::Normal), GFP_KERNEL)?,
-                GFP_KERNEL,
+                KBox::pin_init(Entity::new(&ring.sched, Priority::Normal, flags), flags)?,
+                flags,
             )?;
         }
         let graph_entity = KBox::pin_init(
-            Entity::new(&dev.graph_ring.sched, Priority::Normal),
-            GFP_KERNEL,
+            Entity::new(&dev.graph_ring.sched, Priority::Normal, flags),
+            flags,
         )?;
-        let list = KVec::with_capacity(GRAPH_HISTORY, GFP_KERNEL)?;
+        let list = KVec::with_capacity(GRAPH_HISTORY, flags)?;
         KBox::pin_init(
             try_pin_init!(Self {
                 budget: Budget::new()?,
@@ -780,48 +782,50 @@ impl drm::file::DriverFile for File {
                     nodes: 0,
                 }),
             }? Error),
-            GFP_KERNEL,
+            flags,
         )
     }
     // series: end
     // series: from tas-dispatch
     fn open(dev: &TasDevice) -> Result<Pin<KBox<Self>>> {
+        // Charged to the opener, who decides how many files there are.
+        let flags = client_gfp();
         // series: until tas-classes
-        let mut entities = KVec::with_capacity(dev.rings.len(), GFP_KERNEL)?;
+        let mut entities = KVec::with_capacity(dev.rings.len(), flags)?;
         // series: end
         // series: from tas-classes
         let classes = [Class::Latency, Class::Normal, Class::Batch];
-        let mut entities = KVec::with_capacity(dev.rings.len() * classes.len(), GFP_KERNEL)?;
+        let mut entities = KVec::with_capacity(dev.rings.len() * classes.len(), flags)?;
         // series: end
-        let mut fifo_entities = KVec::with_capacity(dev.rings.len(), GFP_KERNEL)?;
+        let mut fifo_entities = KVec::with_capacity(dev.rings.len(), flags)?;
         for ring in dev.rings.iter() {
             fifo_entities.push(
-                KBox::pin_init(Entity::new(&ring.sched, Priority::Normal), GFP_KERNEL)?,
-                GFP_KERNEL,
+                KBox::pin_init(Entity::new(&ring.sched, Priority::Normal, flags), flags)?,
+                flags,
             )?;
             // series: until tas-classes
             entities.push(
-                Arc::pin_init(Entity::new(&ring.sched, Priority::Normal), GFP_KERNEL)?,
-                GFP_KERNEL,
+                Arc::pin_init(Entity::new(&ring.sched, Priority::Normal, flags), flags)?,
+                flags,
             )?;
             // series: end
             // series: from tas-classes
             for class in classes {
                 entities.push(
-                    Arc::pin_init(Entity::new(&ring.sched, class.priority()), GFP_KERNEL)?,
-                    GFP_KERNEL,
+                    Arc::pin_init(Entity::new(&ring.sched, class.priority(), flags), flags)?,
+                    flags,
                 )?;
             }
             // series: end
         }
         let graph_entity = KBox::pin_init(
-            Entity::new(&dev.graph_ring.sched, Priority::Normal),
-            GFP_KERNEL,
+            Entity::new(&dev.graph_ring.sched, Priority::Normal, flags),
+            flags,
         )?;
         // series: from tas-retire
         let evicted = Retiring::new()?;
         // series: end
-        let list = KVec::with_capacity(GRAPH_HISTORY, GFP_KERNEL)?;
+        let list = KVec::with_capacity(GRAPH_HISTORY, flags)?;
         KBox::pin_init(
             try_pin_init!(Self {
                 // series: until tas-gangs
@@ -863,12 +867,12 @@ impl drm::file::DriverFile for File {
                 // series: from tas-templates
                 templates <- new_mutex!(Templates {
                     next_handle: 1,
-                    list: KVec::with_capacity(MAX_TEMPLATES, GFP_KERNEL)?,
+                    list: KVec::with_capacity(MAX_TEMPLATES, flags)?,
                     nodes: 0,
                 }),
                 // series: end
             }? Error),
-            GFP_KERNEL,
+            flags,
         )
     }
     // series: end

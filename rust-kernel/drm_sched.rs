@@ -105,7 +105,7 @@
 //! let faux = kernel::faux::Registration::new(c"rust_drm_sched_doc", None)?;
 //! let dev: &kernel::device::Device = faux.as_ref().as_ref();
 //! let sched = Scheduler::<CpuJob>::new(SchedulerOptions::new(dev, c"doc", 1))?;
-//! let entity = KBox::pin_init(Entity::new(&sched, Priority::Normal), GFP_KERNEL)?;
+//! let entity = KBox::pin_init(Entity::new(&sched, Priority::Normal, GFP_KERNEL), GFP_KERNEL)?;
 //! let runs = Arc::new(Atomic::new(0), GFP_KERNEL)?;
 //!
 //! let finished = Job::new(&entity, 1, CpuJob(runs.clone()), GFP_KERNEL)?.push().finished;
@@ -748,8 +748,17 @@ unsafe impl<T: JobImpl> Send for Entity<T> {}
 unsafe impl<T: JobImpl> Sync for Entity<T> {}
 
 impl<T: JobImpl> Entity<T> {
-    /// Creates an entity of `priority` on `sched`. Allocates with `GFP_KERNEL`.
-    pub fn new(sched: &Scheduler<T>, priority: Priority) -> impl PinInit<Self, Error> {
+    /// Creates an entity of `priority` on `sched`.
+    ///
+    /// The entity's state, which the scheduler may use after the entity is dropped, is allocated
+    /// on its own with `flags`: [`GFP_KERNEL_ACCOUNT`] for an entity that a user creates (e.g.
+    /// one per open file), so that it is charged to the user's memory cgroup like the allocation
+    /// the entity is initialised in.
+    pub fn new(
+        sched: &Scheduler<T>,
+        priority: Priority,
+        flags: Flags,
+    ) -> impl PinInit<Self, Error> {
         let raw_sched = sched.as_raw();
         let sched = sched.clone();
         let core = try_pin_init!(EntityCore::<T> {
@@ -774,7 +783,7 @@ impl<T: JobImpl> Entity<T> {
             }),
         }? Error);
         try_pin_init!(Self {
-            core: ManuallyDrop::new(KBox::pin_init(core, GFP_KERNEL)?),
+            core: ManuallyDrop::new(KBox::pin_init(core, flags)?),
             push_lock <- push_lock(),
         }? Error)
     }
@@ -1312,42 +1321,39 @@ unsafe extern "C" fn run_job<T: JobImpl>(
     };
 
     let prev = entity.last_run.lock().take().map(|last| last.finished);
-    let error = match result {
-        // A signalled hardware fence completes the job at once, like none.
-        Ok(Some(fence)) if fence.is_signaled() => fence.error(),
-        Ok(Some(fence)) => {
-            *entity.last_run.lock() = Some(LastRun {
-                finished,
-                waits: false,
-            });
-            return ARef::into_raw(fence).cast::<bindings::dma_fence>().as_ptr();
+    let (hw_fence, waits) = match result {
+        Ok(Some(fence)) if !fence.is_signaled() => (
+            ARef::into_raw(fence).cast::<bindings::dma_fence>().as_ptr(),
+            false,
+        ),
+        result => {
+            let error = match result {
+                // A signalled hardware fence completes the job at once, like none.
+                Ok(Some(fence)) => fence.error(),
+                Ok(None) => None,
+                Err(e) => Some(e),
+            };
+            // Completed here; see above. A scheduler fence is never a chain.
+            let wait = prev
+                .filter(|prev| !prev.is_signaled())
+                .and_then(|prev| UnchainedFence::new(prev).ok())
+                .and_then(|prev| Some((prev, inner.order_node.take()?)));
+            match wait {
+                None => (error.map_or(ptr::null_mut(), Error::to_ptr), false),
+                Some((prev, node)) => {
+                    if let Some(e) = error {
+                        // SAFETY: The finished fence is valid and not signalled: the scheduler
+                        // signals it once the fence returned below has signalled.
+                        unsafe { bindings::dma_fence_set_error(finished.as_raw(), e.to_errno()) };
+                    }
+                    inner.completed_early.store(true, Release);
+                    (wait_behind(node, prev), true)
+                }
+            }
         }
-        Ok(None) => None,
-        Err(e) => Some(e),
     };
-    // Completed here; see above. A scheduler fence is never a chain.
-    let wait = prev
-        .filter(|prev| !prev.is_signaled())
-        .and_then(|prev| UnchainedFence::new(prev).ok())
-        .and_then(|prev| Some((prev, inner.order_node.take()?)));
-    let Some((prev, node)) = wait else {
-        *entity.last_run.lock() = Some(LastRun {
-            finished,
-            waits: false,
-        });
-        return error.map_or(ptr::null_mut(), Error::to_ptr);
-    };
-    if let Some(e) = error {
-        // SAFETY: The finished fence is valid and not signalled: the scheduler signals it once
-        // the fence returned below has signalled.
-        unsafe { bindings::dma_fence_set_error(finished.as_raw(), e.to_errno()) };
-    }
-    inner.completed_early.store(true, Release);
-    *entity.last_run.lock() = Some(LastRun {
-        finished,
-        waits: true,
-    });
-    wait_behind(node, prev)
+    *entity.last_run.lock() = Some(LastRun { finished, waits });
+    hw_fence
 }
 
 /// `drm_sched_backend_ops.timedout_job` of `Scheduler<T>`.
@@ -1600,7 +1606,7 @@ mod tests {
         sched: &Scheduler<TestJob>,
         priority: Priority,
     ) -> Result<Pin<KBox<Entity<TestJob>>>> {
-        KBox::pin_init(Entity::new(sched, priority), GFP_KERNEL)
+        KBox::pin_init(Entity::new(sched, priority, GFP_KERNEL), GFP_KERNEL)
     }
 
     /// Pushes a job and returns its scheduled and finished fences.
@@ -1636,7 +1642,10 @@ mod tests {
         let faux = device(c"rust_drm_sched.shared_entity_job")?;
         let hw = Hw::new()?;
         let sched = sched(&faux, c"t-shared", 2)?;
-        let entity = Arc::pin_init(Entity::new(&sched, Priority::Normal), GFP_KERNEL)?;
+        let entity = Arc::pin_init(
+            Entity::new(&sched, Priority::Normal, GFP_KERNEL),
+            GFP_KERNEL,
+        )?;
 
         // Kept without a borrow of the entity, then pushed.
         let job = Job::new_shared(
@@ -2053,7 +2062,10 @@ mod tests {
         let faux = device(c"rust_drm_sched.concurrent_pushes_keep_fence_order")?;
         let sched =
             Scheduler::<NopJob>::new(SchedulerOptions::new(faux.as_ref().as_ref(), c"t-order", 4))?;
-        let entity = Arc::pin_init(Entity::new(&sched, Priority::Normal), GFP_KERNEL)?;
+        let entity = Arc::pin_init(
+            Entity::new(&sched, Priority::Normal, GFP_KERNEL),
+            GFP_KERNEL,
+        )?;
         let fences = Arc::pin_init(
             new_spinlock!(KVec::with_capacity(2 * PUSHES, GFP_KERNEL)?),
             GFP_KERNEL,
@@ -2145,7 +2157,10 @@ mod tests {
                 c"t-owning",
                 1,
             ))?;
-            let entity = KBox::pin_init(Entity::new(&sched, Priority::Normal), GFP_KERNEL)?;
+            let entity = KBox::pin_init(
+                Entity::new(&sched, Priority::Normal, GFP_KERNEL),
+                GFP_KERNEL,
+            )?;
             let gate = gate_ctx.new_fence((), GFP_KERNEL)?;
             let mut job = Job::new(
                 &entity,
@@ -2263,7 +2278,10 @@ mod tests {
             c"t-own-entity",
             1,
         ))?;
-        let entity = Arc::pin_init(Entity::new(&sched, Priority::Normal), GFP_KERNEL)?;
+        let entity = Arc::pin_init(
+            Entity::new(&sched, Priority::Normal, GFP_KERNEL),
+            GFP_KERNEL,
+        )?;
         let flushed = Arc::new(Atomic::new(0u32), GFP_KERNEL)?;
         let runs = Arc::new(Atomic::new(0u32), GFP_KERNEL)?;
         let mut finished = KVec::with_capacity(2, GFP_KERNEL)?;
@@ -2344,7 +2362,10 @@ mod tests {
         // Shorter than `run()` takes: the timeout fires while `run()` still executes.
         opts.timeout = Some(Delta::from_millis(10));
         let sched = Scheduler::<SlowJob>::new(opts)?;
-        let entity = KBox::pin_init(Entity::new(&sched, Priority::Normal), GFP_KERNEL)?;
+        let entity = KBox::pin_init(
+            Entity::new(&sched, Priority::Normal, GFP_KERNEL),
+            GFP_KERNEL,
+        )?;
         let state = Arc::pin_init(SlowState::new(), GFP_KERNEL)?;
         let alloc = FenceAllocation::new(GFP_KERNEL)?;
         let job = Job::new(&entity, 1, SlowJob(state.clone(), Some(alloc)), GFP_KERNEL)?;

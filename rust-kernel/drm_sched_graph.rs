@@ -776,25 +776,25 @@ pub struct ReadySet<I> {
 
 impl<I> ReadySet<I> {
     /// Creates a ready set for `num_rings` rings (at most [`MAX_RINGS`]), each of which is
-    /// given at most `window` (at least 1) nodes at a time.
-    pub fn new(num_rings: u32, window: u32) -> Result<Self> {
+    /// given at most `window` (at least 1) nodes at a time. Allocates with `flags`.
+    pub fn new(num_rings: u32, window: u32, flags: Flags) -> Result<Self> {
         if num_rings == 0 || num_rings > MAX_RINGS || window == 0 {
             return Err(EINVAL);
         }
         let count = num_rings as usize * Class::COUNT + 1;
-        let mut heaps = KVec::with_capacity(count, GFP_KERNEL)?;
+        let mut heaps = KVec::with_capacity(count, flags)?;
         for _ in 0..count {
             heaps.push(
                 Heap {
                     v: KVVec::new(),
                     budget: 0,
                 },
-                GFP_KERNEL,
+                flags,
             )?;
         }
         Ok(Self {
             heaps,
-            rings: KVec::from_elem(RingState::default(), num_rings as usize, GFP_KERNEL)?,
+            rings: KVec::from_elem(RingState::default(), num_rings as usize, flags)?,
             window,
             seq: 0,
         })
@@ -1230,7 +1230,7 @@ mod tests {
 // series: from graph-ready
     /// A ready set sized for `plan`, and `plan` admitted to it.
     fn ready_set(plan: &Plan, window: u32) -> Result<ReadySet<Ready>> {
-        let mut set = ReadySet::new(plan.num_rings(), window)?;
+        let mut set = ReadySet::new(plan.num_rings(), window, GFP_KERNEL)?;
         while let Some((idx, need)) = set.shortfall(plan) {
             set.install(idx, KVVec::with_capacity(need, GFP_KERNEL)?);
         }
@@ -1892,7 +1892,7 @@ mod tests {
     fn storage_and_cancellation() -> Result {
         let nodes = [normal(0, 1), normal(0, 2), normal(1, 3)];
         let plan = Plan::new(&nodes, &[], 2, GFP_KERNEL)?;
-        let mut set = ReadySet::<u32>::new(2, 1)?;
+        let mut set = ReadySet::<u32>::new(2, 1, GFP_KERNEL)?;
         assert_eq!(
             set.admit(&plan).err().map(|e| e.to_errno()),
             Some(ENOSPC.to_errno())
