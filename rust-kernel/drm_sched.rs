@@ -1278,6 +1278,45 @@ unsafe extern "C" fn prepare_job<T: JobImpl>(
     wait_behind(node, prev)
 }
 
+/// The fence that `run_job` returns for a job whose [`JobImpl::run`] gave `result`, and whether
+/// the job waits for `prev`, the finished fence of the job that ran before it on its entity (see
+/// `run_job`).
+fn fence_for_result<T: JobImpl>(
+    inner: &mut JobInner<T>,
+    finished: &Fence,
+    prev: Option<ARef<Fence>>,
+    result: Result<Option<ARef<Fence>>>,
+) -> (*mut bindings::dma_fence, bool) {
+    let error = match result {
+        Ok(Some(fence)) if !fence.is_signaled() => {
+            return (
+                ARef::into_raw(fence).cast::<bindings::dma_fence>().as_ptr(),
+                false,
+            );
+        }
+        // A signalled hardware fence completes the job at once, like none.
+        Ok(Some(fence)) => fence.error(),
+        Ok(None) => None,
+        Err(e) => Some(e),
+    };
+    // Completed in `run_job`. A scheduler fence is never a chain.
+    let wait = prev
+        .filter(|prev| !prev.is_signaled())
+        .and_then(|prev| UnchainedFence::new(prev).ok())
+        .and_then(|prev| Some((prev, inner.order_node.take()?)));
+    let Some((prev, node)) = wait else {
+        return (error.map_or(ptr::null_mut(), Error::to_ptr), false);
+    };
+    if let Some(e) = error {
+        // SAFETY: `finished` is a valid fence, borrowed for the call. It is the job's finished
+        // fence and not signalled: the scheduler signals it once the fence returned here has
+        // signalled.
+        unsafe { bindings::dma_fence_set_error(finished.as_raw(), e.to_errno()) };
+    }
+    inner.completed_early.store(true, Release);
+    (wait_behind(node, prev), true)
+}
+
 /// `drm_sched_backend_ops.run_job` of `Scheduler<T>`.
 ///
 /// A job completes in `run_job` when [`JobImpl::run`] returns no hardware fence, a signalled one or
@@ -1321,37 +1360,7 @@ unsafe extern "C" fn run_job<T: JobImpl>(
     };
 
     let prev = entity.last_run.lock().take().map(|last| last.finished);
-    let (hw_fence, waits) = match result {
-        Ok(Some(fence)) if !fence.is_signaled() => (
-            ARef::into_raw(fence).cast::<bindings::dma_fence>().as_ptr(),
-            false,
-        ),
-        result => {
-            let error = match result {
-                // A signalled hardware fence completes the job at once, like none.
-                Ok(Some(fence)) => fence.error(),
-                Ok(None) => None,
-                Err(e) => Some(e),
-            };
-            // Completed here; see above. A scheduler fence is never a chain.
-            let wait = prev
-                .filter(|prev| !prev.is_signaled())
-                .and_then(|prev| UnchainedFence::new(prev).ok())
-                .and_then(|prev| Some((prev, inner.order_node.take()?)));
-            match wait {
-                None => (error.map_or(ptr::null_mut(), Error::to_ptr), false),
-                Some((prev, node)) => {
-                    if let Some(e) = error {
-                        // SAFETY: The finished fence is valid and not signalled: the scheduler
-                        // signals it once the fence returned below has signalled.
-                        unsafe { bindings::dma_fence_set_error(finished.as_raw(), e.to_errno()) };
-                    }
-                    inner.completed_early.store(true, Release);
-                    (wait_behind(node, prev), true)
-                }
-            }
-        }
-    };
+    let (hw_fence, waits) = fence_for_result(inner, &finished, prev, result);
     *entity.last_run.lock() = Some(LastRun { finished, waits });
     hw_fence
 }
