@@ -30,6 +30,11 @@
 # bench/results-nobpf.json and are printed beside those of bench/results.json
 # (from the last run without --no-bpf), each figure with its ratio.
 #
+# With TAS_BENCH set to a comma-separated list of tas-bench's benchmarks
+# (e.g. TAS_BENCH=clock,template), only those run, without the soak, the
+# pictures and the trace part, and the results are printed but not written to
+# bench/: for a quick look while working on one of them.
+#
 # Usage: tools/bench.sh [--no-build] [--with-trace | --no-bpf]
 
 set -eu
@@ -83,15 +88,25 @@ tas_initramfs bench "$TAS_QEMU_DIR/init-bench" \
 	"$TAS_KOUT/userspace/tas-fuzz:bin/tas-fuzz" \
 	"${graphs[@]}"
 
-log=$TAS_KOUT/bench.log
+only=${TAS_BENCH:-}
+# A partial run's log does not replace the whole run's.
+log=$TAS_KOUT/bench${only:+-partial}.log
 rc=0
 # The host timeout bounds the host node that holds 1000 graphs waiting while
 # tas-bench measures with them in flight (their submission takes seconds).
-tas_boot "$log" "tas.num_rings=8 tas.host_timeout_ms=60000 kunit.enable=0 TAS_SOAK_GRAPHS=${TAS_SOAK_GRAPHS:-10000}" || rc=$?
+tas_boot "$log" "tas.num_rings=8 tas.host_timeout_ms=60000 kunit.enable=0 TAS_SOAK_GRAPHS=${TAS_SOAK_GRAPHS:-10000}${only:+ TAS_BENCH=$only}" || rc=$?
 
 sed -n '/^TAS-BENCH-START$/,/^TAS-BENCH-END$/p' "$log" | sed '1d;$d' | grep -v -E '^TAS-BENCH-(JSON|DATA) '
-sed -n '/^TAS-SOAK-START$/,/^TAS-SOAK-END$/p' "$log" | grep -E '^tas-fuzz'
 json=$(sed -n 's/^TAS-BENCH-JSON //p' "$log" | tail -n 1)
+if [ -n "$only" ]; then
+	if [ "$rc" -ne 0 ] || ! grep -q '^TAS-GUEST-DONE rc=0' "$log" || [ -z "$json" ]; then
+		tas_log "the benchmarks '$only' did not complete (qemu rc $rc), see $log"
+		exit 1
+	fi
+	tas_check_kernel_log "$log"
+	exit
+fi
+sed -n '/^TAS-SOAK-START$/,/^TAS-SOAK-END$/p' "$log" | grep -E '^tas-fuzz'
 soak=$(sed -n '/^TAS-SOAK-START$/,/^TAS-SOAK-END$/s/^TAS-FUZZ-JSON //p' "$log" | tail -n 1)
 bad=0
 if [ -n "$json" ] && [ -n "$soak" ]; then
