@@ -1396,6 +1396,34 @@ static int bench_host(int fd, unsigned int rings)
 	return 0;
 }
 
+static const char *const bench_names[] = {
+	"makespan", "models", "clock", "submit", "template",
+	"dispatch", "waits", "gangs", "latency", "host",
+};
+
+/* Whether every name in TAS_BENCH, if set, is one of bench_names[]. */
+static bool bench_names_valid(void)
+{
+	const char *list = getenv("TAS_BENCH"), *p, *end;
+	unsigned int i;
+
+	for (p = list; p && *p; p = *end ? end + 1 : end) {
+		end = strchr(p, ',');
+		if (!end)
+			end = p + strlen(p);
+		for (i = 0; i < sizeof(bench_names) / sizeof(bench_names[0]); i++)
+			if (strlen(bench_names[i]) == (size_t)(end - p) &&
+			    !strncmp(p, bench_names[i], end - p))
+				break;
+		if (i == sizeof(bench_names) / sizeof(bench_names[0])) {
+			printf("tas-bench: unknown benchmark '%.*s' in TAS_BENCH\n",
+			       (int)(end - p), p);
+			return false;
+		}
+	}
+	return true;
+}
+
 /* Whether benchmark @name runs: all of them unless TAS_BENCH names some. */
 static bool bench_wanted(const char *name)
 {
@@ -1421,6 +1449,8 @@ int main(int argc, char **argv)
 
 	if (argc > 1)
 		seed = strtoull(argv[1], NULL, 0) | 1;
+	if (!bench_names_valid())
+		return 1;
 	fd = tas_open_render(path, sizeof(path));
 	if (fd < 0) {
 		printf("no tas render node\n");
