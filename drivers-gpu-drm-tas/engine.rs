@@ -1062,7 +1062,16 @@ impl Gang {
 #[pin_data]
 pub(crate) struct NodeExec {
     pub(crate) ring: u32,
+    // series: until tas-let-go
     op: OpRef,
+    // series: end
+    // series: from tas-let-go
+    /// The operation, until the ring takes it to run it, or the node's job goes without it
+    /// having run: a graph record, which keeps the node until it is read or evicted, does not
+    /// keep the operation's buffers with it.
+    #[pin]
+    op: SpinLock<Option<OpRef>>,
+    // series: end
     duration_ns: u64,
     /// The fences the node waits for, whose errors it inherits.
     ///
@@ -1070,7 +1079,15 @@ pub(crate) struct NodeExec {
     /// dependency on an earlier job of the same ring only orders the two (the ring executes in
     /// order). They have all signalled when the node reaches the head of its ring's FIFO, which
     /// is where they are looked at.
+    // series: until tas-let-go
     deps: KVec<ARef<Fence>>,
+    // series: end
+    // series: from tas-let-go
+    ///
+    /// Let go of, with `pipe_deps`, once the node has left the ring's FIFO.
+    #[pin]
+    deps: SpinLock<KVec<ARef<Fence>>>,
+    // series: end
     /// Set when the scheduler aborted the node (timeout), once its fence has been taken and
     /// signalled with the error: a ring that stops the node because of it finds no fence left to
     /// signal.
@@ -1179,9 +1196,19 @@ impl NodeExec {
         Arc::pin_init(
             pin_init!(Self {
                 ring,
+                // series: until tas-let-go
                 op,
+                // series: end
+                // series: from tas-let-go
+                op <- new_spinlock!(Some(op), "tas::NodeExec::op"),
+                // series: end
                 duration_ns,
+                // series: until tas-let-go
                 deps,
+                // series: end
+                // series: from tas-let-go
+                deps <- new_spinlock!(deps, "tas::NodeExec::deps"),
+                // series: end
                 aborted: Atomic::new(false),
                 fence <- new_spinlock!(None),
                 queued_ns: Atomic::new(0),
@@ -1203,10 +1230,32 @@ impl NodeExec {
     }
     // series: end
 
+    // series: until tas-let-go
     /// The fences the node waits for.
     pub(crate) fn deps(&self) -> &[ARef<Fence>] {
         &self.deps
     }
+    // series: end
+    // series: from tas-let-go
+    /// The `i`-th fence the node waits for, while the node has not left its ring's FIFO.
+    pub(crate) fn dep(&self, i: usize) -> Option<ARef<Fence>> {
+        self.deps.lock().get(i).cloned()
+    }
+
+    /// Takes the node's operation, to run it or to let go of it.
+    fn take_op(&self) -> Option<OpRef> {
+        self.op.lock().take()
+    }
+
+    /// Lets go of the fences the node waited for, once they have been looked at (it left its
+    /// ring's FIFO) or will never be (its job goes). The vectors keep no capacity either.
+    fn let_go_of_deps(&self) {
+        let deps = core::mem::take(&mut *self.deps.lock());
+        let pipe_deps = core::mem::take(&mut *self.pipe_deps.lock());
+        // Outside of the locks: the last reference to a fence may go with them.
+        drop((deps, pipe_deps));
+    }
+    // series: end
 
     // series: from tas-dispatch
     // series: from tas-gangs
@@ -1310,7 +1359,12 @@ impl NodeExec {
             .queued_ns
             .load(Relaxed)
             .max(self.ready_ns.load(Relaxed));
+        // series: until tas-let-go
         let (ready, error) = dep_state(&self.deps, known);
+        // series: end
+        // series: from tas-let-go
+        let (ready, error) = dep_state(&self.deps.lock(), known);
+        // series: end
         let (ready, pipe_error) = dep_state(&self.pipe_deps.lock(), ready);
         (ready, error.or(pipe_error))
     }
@@ -1318,7 +1372,12 @@ impl NodeExec {
 
     /// Whether every dependency has signalled.
     fn deps_signalled(&self) -> bool {
+        // series: until tas-let-go
         self.deps.iter().all(|d| d.is_signaled())
+        // series: end
+        // series: from tas-let-go
+        self.deps.lock().iter().all(|d| d.is_signaled())
+        // series: end
             && self.pipe_deps.lock().iter().all(|d| d.is_signaled())
     }
     // series: end
@@ -1653,7 +1712,16 @@ impl Ring {
             node.take_fence().map(|fence| match cancelled {
                 Some(error) => fence.signal_with_error(error),
                 None => {
+                    // series: until tas-let-go
                     node.op.execute();
+                    // series: end
+                    // series: from tas-let-go
+                    // Taken while the node holds its fence: its job is not freed before the
+                    // fence signals, so the operation is still there.
+                    if let Some(op) = node.take_op() {
+                        op.execute();
+                    }
+                    // series: end
                     fence.signal();
                 }
             })
@@ -1707,6 +1775,11 @@ impl Ring {
             let pos = fifo.iter().position(|n| Arc::ptr_eq(n, node));
             pos.and_then(|pos| fifo.remove(pos).ok())
         };
+        // series: from tas-let-go
+        // The ring looked at them when the node reached the head of the FIFO, or when it let
+        // the node in ahead of a less urgent one.
+        node.let_go_of_deps();
+        // series: end
         // series: until tas-ops
         // Outside of the lock: if this was the last reference, the node goes with it.
         // series: end
@@ -1799,6 +1872,13 @@ impl Drop for NodeJob {
             }
             // series: end
             drop(exec.take_done());
+            // series: from tas-let-go
+            // A node that did not run (or whose fence the timeout handler signalled) still
+            // holds its operation, and one that never reached the ring its dependencies: the
+            // node may outlive its job in a graph record, they do not.
+            drop(exec.take_op());
+            exec.let_go_of_deps();
+            // series: end
         }
     }
 }

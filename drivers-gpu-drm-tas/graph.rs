@@ -1403,9 +1403,19 @@ fn push_fifo(
         let entity = &*entities.fifo[ring];
         let mut job = Job::new(entity, 1, data, client_gfp())?;
         job.set_tag(nodes[v].tag);
+        // series: until tas-let-go
         for dep in exec.deps() {
             job.add_dependency(dep.clone())?;
         }
+        // series: end
+        // series: from tas-let-go
+        // One at a time: adding a dependency allocates, so not under the node's lock.
+        let mut i = 0;
+        while let Some(dep) = exec.dep(i) {
+            job.add_dependency(dep)?;
+            i += 1;
+        }
+        // series: end
         let fence = job.push().finished;
         for &w in plan.succ(v as u32) {
             pred_fences[w as usize].push((v as u32, fence.clone()), client_gfp())?;

@@ -7090,3 +7090,67 @@ TEST_F_TIMEOUT(tas, history_evicts_large_graphs, 400)
 	free(nodes);
 }
 /* series: end */
+/* series: from tas-let-go-tests */
+
+#define TAS_LET_GO_BYTES	(16ULL << 20)
+
+/*
+ * A graph's record stays in the file's history after the graph completed,
+ * for DRM_IOCTL_TAS_GRAPH_INFO, but does not keep its nodes' buffers: a
+ * node that ran lets go of its operation. A buffer filled by a completed
+ * graph, with both dispatch modes, gives its pages back to the memory
+ * cgroup once its handle is closed, while the graph's record still reads
+ * back complete. When the records kept the operations, memory.current did
+ * not fall after the close.
+ */
+TEST_F_TIMEOUT(tas, completed_graph_lets_go_of_buffers, 120)
+{
+	static const __u32 modes[] = { 0, DRM_TAS_SUBMIT_FIFO };
+	__u64 before, with, after, graph_id;
+	struct drm_tas_node_info info;
+	struct drm_tas_node node;
+	struct drm_tas_sync signal;
+	__u32 bo, syncobj, done, m;
+	char dir[64];
+	int ret;
+
+	ret = tas_memcg_enter(dir, sizeof(dir));
+	if (ret == 1)
+		SKIP(return, "no cgroup2 memory controller (CONFIG_MEMCG not enabled?)");
+	ASSERT_EQ(0, ret);
+	ASSERT_EQ(0, tas_syncobj_create(self->fd, 0, &syncobj));
+	tas_sync_init(&signal, syncobj, DRM_TAS_NODE_GRAPH, 0);
+
+	for (m = 0; m < ARRAY_SIZE(modes); m++) {
+		before = tas_memcg_settled(dir);
+		ASSERT_LT(0ULL, before);
+		ASSERT_EQ(0, tas_bo_create(self->fd, TAS_LET_GO_BYTES, 0, &bo));
+		tas_node_init(&node, 0, DRM_TAS_OP_FILL, 0);
+		node.imm = 0x5a5a5a5a;
+		tas_buf_init(&node.dst, bo, 0, TAS_LET_GO_BYTES);
+		ASSERT_EQ(0, tas_submit_flags(self->fd, modes[m], &node, 1,
+					      NULL, 0, NULL, 0, &signal, 1,
+					      &graph_id));
+		ASSERT_EQ(0, tas_syncobj_wait_graph(self->fd, syncobj));
+		with = tas_memcg_settled(dir);
+		ASSERT_EQ(0, tas_bo_close(self->fd, bo));
+		after = tas_memcg_settled(dir);
+		TH_LOG("mode %u: memory.current %llu before, %llu with the buffer, %llu after",
+		       modes[m], (unsigned long long)before,
+		       (unsigned long long)with, (unsigned long long)after);
+		/* The pages were allocated and charged for the fill. */
+		EXPECT_LE(before + TAS_LET_GO_BYTES * 3 / 4, with);
+		EXPECT_GT(before + TAS_LET_GO_BYTES / 4, after);
+
+		done = 0;
+		ASSERT_EQ(0, tas_graph_info(self->fd, graph_id, &info, 1,
+					    &done));
+		EXPECT_EQ(1U, done);
+		EXPECT_EQ(0, info.error);
+		EXPECT_NE(0ULL, info.finished_ns);
+	}
+
+	tas_syncobj_destroy(self->fd, syncobj);
+	ASSERT_EQ(0, tas_write_u64(TAS_CGROUP_ROOT, "cgroup.procs", getpid()));
+}
+/* series: end */
