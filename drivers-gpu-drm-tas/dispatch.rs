@@ -815,7 +815,13 @@ impl State {
         // errors like the stock scheduler's same-entity dependencies.
         for &w in plan.succ(v) {
             if plan.pipelined(v, w) {
+                // series: until tas-let-go
                 // Cannot fail: the node was created with room for every pipelined predecessor.
+                // series: end
+                // series: from tas-let-go
+                // Cannot fail: the node was created with room for every pipelined predecessor,
+                // and it is not released before its predecessors, so it has not let go of them.
+                // series: end
                 let _ = slots[w as usize].exec.add_pipe_dep(finished.clone());
             }
         }

@@ -1084,7 +1084,8 @@ pub(crate) struct NodeExec {
     // series: end
     // series: from tas-let-go
     ///
-    /// Let go of, with `pipe_deps`, once the node has left the ring's FIFO.
+    /// Let go of, with `pipe_deps`, once the ring has run or skipped the node, or when its job
+    /// goes.
     #[pin]
     deps: SpinLock<KVec<ARef<Fence>>>,
     // series: end
@@ -1200,14 +1201,14 @@ impl NodeExec {
                 op,
                 // series: end
                 // series: from tas-let-go
-                op <- new_spinlock!(Some(op), "tas::NodeExec::op"),
+                op <- new_spinlock!(Some(op)),
                 // series: end
                 duration_ns,
                 // series: until tas-let-go
                 deps,
                 // series: end
                 // series: from tas-let-go
-                deps <- new_spinlock!(deps, "tas::NodeExec::deps"),
+                deps <- new_spinlock!(deps),
                 // series: end
                 aborted: Atomic::new(false),
                 fence <- new_spinlock!(None),
@@ -1237,7 +1238,8 @@ impl NodeExec {
     }
     // series: end
     // series: from tas-let-go
-    /// The `i`-th fence the node waits for, while the node has not left its ring's FIFO.
+    /// The `i`-th fence the node waits for; `None` past the last one. Only meaningful before the
+    /// node's job is pushed: the node lets go of them once it ran.
     pub(crate) fn dep(&self, i: usize) -> Option<ARef<Fence>> {
         self.deps.lock().get(i).cloned()
     }
@@ -1382,8 +1384,15 @@ impl NodeExec {
     }
     // series: end
 
+    // series: until tas-let-go
     /// Adds the finished fence of a predecessor released to the ring ahead of the node; fails
     /// only if more are added than the node was created for.
+    // series: end
+    // series: from tas-let-go
+    /// Adds the finished fence of a predecessor released to the ring ahead of the node; fails
+    /// only if more are added than the node was created for, or once the node has let go of
+    /// its dependencies (it ran, or its job went).
+    // series: end
     pub(crate) fn add_pipe_dep(&self, fence: ARef<Fence>) -> Result {
         self.pipe_deps
             .lock()
@@ -1579,6 +1588,10 @@ impl Ring {
             Self::report(node);
             // series: end
         }
+        // series: from tas-let-go
+        // Looked at when the node reached the head of the FIFO.
+        node.let_go_of_deps();
+        // series: end
     }
     // series: from tas-dispatch
 
@@ -1714,15 +1727,21 @@ impl Ring {
                 None => {
                     // series: until tas-let-go
                     node.op.execute();
+                    fence.signal();
                     // series: end
                     // series: from tas-let-go
-                    // Taken while the node holds its fence: its job is not freed before the
-                    // fence signals, so the operation is still there.
-                    if let Some(op) = node.take_op() {
+                    // The worker holds the node's fence, and the job, which drops the
+                    // operation of a node that did not run, is freed only once the fence has
+                    // signalled: the operation is still there.
+                    let op = node.take_op();
+                    if let Some(op) = &op {
                         op.execute();
                     }
-                    // series: end
                     fence.signal();
+                    // Only after the signal: the last reference to a template launch's
+                    // operations may go with it.
+                    drop(op);
+                    // series: end
                 }
             })
             // series: end
@@ -1732,6 +1751,11 @@ impl Ring {
         if signalled.is_some() {
             Self::report(node);
         }
+        // series: from tas-let-go
+        // Looked at when the node reached the head of the FIFO, or when it went ahead of a less
+        // urgent node.
+        node.let_go_of_deps();
+        // series: end
     }
     // series: from tas-classes
 
@@ -1775,17 +1799,18 @@ impl Ring {
             let pos = fifo.iter().position(|n| Arc::ptr_eq(n, node));
             pos.and_then(|pos| fifo.remove(pos).ok())
         };
-        // series: from tas-let-go
-        // The ring looked at them when the node reached the head of the FIFO, or when it let
-        // the node in ahead of a less urgent one.
-        node.let_go_of_deps();
-        // series: end
         // series: until tas-ops
         // Outside of the lock: if this was the last reference, the node goes with it.
         // series: end
         // series: from tas-ops
+        // series: until tas-let-go
         // Outside of the lock: if this was the last reference, the node's operation goes with it,
         // which may be `vmalloc`ed and queues its buffer mappings on the device's reaper.
+        // series: end
+        // series: from tas-let-go
+        // Outside of the lock: if this was the last reference, the node goes with it (its job,
+        // freed before, took its operation and fences).
+        // series: end
         // series: end
         drop(removed);
     }
@@ -1873,9 +1898,9 @@ impl Drop for NodeJob {
             // series: end
             drop(exec.take_done());
             // series: from tas-let-go
-            // A node that did not run (or whose fence the timeout handler signalled) still
-            // holds its operation, and one that never reached the ring its dependencies: the
-            // node may outlive its job in a graph record, they do not.
+            // A node that did not run still holds its operation, and one that the ring did not
+            // take its dependencies: the node may outlive its job in a graph record, they do
+            // not.
             drop(exec.take_op());
             exec.let_go_of_deps();
             // series: end

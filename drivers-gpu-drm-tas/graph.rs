@@ -1185,7 +1185,14 @@ pub(crate) fn instance(
             // No job: the dispatcher hands the node to a thread, which reports its completion.
             let exec = NodeExec::new(
                 plan.ring(v),
+                // series: until tas-let-go
                 op(v as usize)?,
+                // series: end
+                // series: from tas-let-go
+                // A host node runs no operation, and one of a template's would keep the launch's
+                // bound buffers for as long as a record keeps the node.
+                OpRef::Own(Op::Nop),
+                // series: end
                 0,
                 class as u8,
                 None,
@@ -1410,10 +1417,8 @@ fn push_fifo(
         // series: end
         // series: from tas-let-go
         // One at a time: adding a dependency allocates, so not under the node's lock.
-        let mut i = 0;
-        while let Some(dep) = exec.dep(i) {
+        for dep in (0..).map_while(|i| exec.dep(i)) {
             job.add_dependency(dep)?;
-            i += 1;
         }
         // series: end
         let fence = job.push().finished;

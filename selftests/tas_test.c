@@ -7153,4 +7153,77 @@ TEST_F_TIMEOUT(tas, completed_graph_lets_go_of_buffers, 120)
 	tas_syncobj_destroy(self->fd, syncobj);
 	ASSERT_EQ(0, tas_write_u64(TAS_CGROUP_ROOT, "cgroup.procs", getpid()));
 }
+
+/*
+ * The same for a buffer that a template launch binds: a template "fill a
+ * buffer, then a host node" is launched on another buffer, and once the
+ * launch completed and the buffer's handle is closed, its pages are given
+ * back, although the record still holds both nodes. The host node runs no
+ * operation and must not keep the launch's binds either.
+ */
+TEST_F_TIMEOUT(tas, completed_launch_lets_go_of_bound_buffers, 120)
+{
+	__u64 before, with, after, graph_id = 0;
+	struct drm_tas_template_launch launch;
+	struct drm_tas_node_info info[2];
+	struct drm_tas_sync signals[2];
+	struct drm_tas_node nodes[2];
+	struct drm_tas_edge edge;
+	struct drm_tas_bind bind;
+	__u32 tb, bo, tpl, start, graph_sig, done = 0;
+	char dir[64];
+	int ret;
+
+	ret = tas_memcg_enter(dir, sizeof(dir));
+	if (ret == 1)
+		SKIP(return, "no cgroup2 memory controller (CONFIG_MEMCG not enabled?)");
+	ASSERT_EQ(0, ret);
+	ASSERT_EQ(0, tas_bo_create(self->fd, TAS_LET_GO_BYTES, 0, &tb));
+	tas_node_init(&nodes[0], 0, DRM_TAS_OP_FILL, 0);
+	nodes[0].imm = 0xa5a5a5a5;
+	tas_buf_init(&nodes[0].dst, tb, 0, TAS_LET_GO_BYTES);
+	tas_node_init(&nodes[1], 0, DRM_TAS_OP_HOST, 0);
+	tas_edge_init(&edge, 0, 1);
+	ASSERT_EQ(0, tas_template_create(self->fd, nodes, 2, &edge, 1, &tpl));
+	ASSERT_EQ(0, tas_syncobj_create(self->fd, 0, &start));
+	ASSERT_EQ(0, tas_syncobj_create(self->fd, 0, &graph_sig));
+
+	before = tas_memcg_settled(dir);
+	ASSERT_LT(0ULL, before);
+	ASSERT_EQ(0, tas_bo_create(self->fd, TAS_LET_GO_BYTES, 0, &bo));
+	tas_bind_init(&bind, 0, bo, 0);
+	memset(&launch, 0, sizeof(launch));
+	launch.handle = tpl;
+	launch.flags = DRM_TAS_LAUNCH_BINDS;
+	tas_sync_on_start(&signals[0], start, 1, 1);
+	tas_sync_init(&signals[1], graph_sig, DRM_TAS_NODE_GRAPH, 0);
+	tas_array_init(&launch.signals, signals, 2, sizeof(signals[0]));
+	tas_array_init(&launch.binds, &bind, 1, sizeof(bind));
+	ASSERT_EQ(0, tas_ioctl(self->fd, DRM_IOCTL_TAS_TEMPLATE_LAUNCH,
+			       &launch));
+	graph_id = launch.graph_id;
+	ASSERT_EQ(0, tas_syncobj_timeline_wait(self->fd, start, 1,
+					       TAS_WAIT_NS));
+	ASSERT_EQ(0, tas_host_done(self->fd, graph_id, 1, 0));
+	ASSERT_EQ(0, tas_syncobj_wait_graph(self->fd, graph_sig));
+	with = tas_memcg_settled(dir);
+	ASSERT_EQ(0, tas_bo_close(self->fd, bo));
+	after = tas_memcg_settled(dir);
+	TH_LOG("memory.current: %llu before, %llu with the bound buffer, %llu after",
+	       (unsigned long long)before, (unsigned long long)with,
+	       (unsigned long long)after);
+	EXPECT_LE(before + TAS_LET_GO_BYTES * 3 / 4, with);
+	EXPECT_GT(before + TAS_LET_GO_BYTES / 4, after);
+
+	ASSERT_EQ(0, tas_graph_info(self->fd, graph_id, info, 2, &done));
+	EXPECT_EQ(1U, done);
+	EXPECT_EQ(0, info[0].error);
+	EXPECT_EQ(0, info[1].error);
+
+	ASSERT_EQ(0, tas_template_destroy(self->fd, tpl));
+	tas_syncobj_destroy(self->fd, graph_sig);
+	tas_syncobj_destroy(self->fd, start);
+	ASSERT_EQ(0, tas_bo_close(self->fd, tb));
+	ASSERT_EQ(0, tas_write_u64(TAS_CGROUP_ROOT, "cgroup.procs", getpid()));
+}
 /* series: end */
