@@ -130,6 +130,24 @@ const POOL: usize = 2;
 /// A prepared launch, with the operations that its binds apply to.
 type Prepared = (Instance, GraphRecord, Arc<LaunchOps>);
 // series: end
+// series: from tas-let-go
+
+/// The operations of a template's last launches, kept by the template.
+///
+/// A launch's nodes let go of their operations once they ran, and with the last of them the
+/// launch's mappings of the buffers it bound would go. A mapping of a buffer that is still
+/// mapped only takes a count, so the template keeps the last launch's operations until the next
+/// launch has made its own: a template launched again and again on the same buffers maps them
+/// once. What it keeps is one launch's buffers, released by the next launch or with the template.
+#[derive(Default)]
+struct KeptOps {
+    /// The last launch's operations.
+    last: Option<Arc<LaunchOps>>,
+    /// The operations that `last` replaced, dropped by the work item: their mappings go to the
+    /// device's reaper, whose work item is not to start while a launch runs.
+    stale: Option<Arc<LaunchOps>>,
+}
+// series: end
 
 /// A graph template.
 #[pin_data]
@@ -157,6 +175,10 @@ pub(crate) struct Template {
     // series: from tas-bind
     pool: Mutex<KVec<Prepared>>,
     // series: end
+    // series: from tas-let-go
+    #[pin]
+    kept: Mutex<KeptOps>,
+    // series: end
     /// The device's workqueue for work off the fence signalling path, which runs the work item.
     wq: &'static Queue,
     #[pin]
@@ -183,6 +205,11 @@ impl WorkItem for Template {
     type Pointer = Arc<Template>;
 
     fn run(this: Arc<Template>) {
+        // series: from tas-let-go
+        // The lock guard goes at the end of this statement, before the operations do.
+        let stale = this.kept.lock().stale.take();
+        drop(stale);
+        // series: end
         while this.pool.lock().len() < POOL {
             let inst = match &this.memcg {
                 Some(memcg) => memcg.charge(|| this.build()),
@@ -243,6 +270,9 @@ impl Template {
                 disp: disp.clone(),
                 memcg: MemCgroup::current(),
                 pool <- new_mutex!(KVec::with_capacity(POOL, client_gfp())?),
+                // series: from tas-let-go
+                kept <- new_mutex!(KeptOps::default()),
+                // series: end
                 wq,
                 // series: until tas-prepare-later
                 work <- new_work!("tas::Template::work"),
@@ -348,6 +378,16 @@ impl Template {
         if let Some(binds) = binds {
             ops.bind(binds);
         }
+        // series: from tas-let-go
+        // The caller mapped this launch's buffers before: the last launch's mappings can go.
+        // Two launches within the work item's delay drop the older stale ones here.
+        let older = {
+            let mut kept = self.kept.lock();
+            let last = kept.last.replace(ops);
+            core::mem::replace(&mut kept.stale, last)
+        };
+        drop(older);
+        // series: end
         Ok((inst, record))
     }
     // series: end

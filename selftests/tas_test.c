@@ -7156,14 +7156,17 @@ TEST_F_TIMEOUT(tas, completed_graph_lets_go_of_buffers, 120)
 
 /*
  * The same for a buffer that a template launch binds: a template "fill a
- * buffer, then a host node" is launched on another buffer, and once the
- * launch completed and the buffer's handle is closed, its pages are given
- * back, although the record still holds both nodes. The host node runs no
- * operation and must not keep the launch's binds either.
+ * buffer, then a host node" is launched on another buffer. The template
+ * keeps its last launch's bindings, so that launching again on the same
+ * buffers does not map them again: once the launch completed and the
+ * buffer's handle is closed, the buffer stays until the next launch, which
+ * runs on the template's own buffer, and then its pages are given back,
+ * although the records still hold both launches' nodes. The host node
+ * runs no operation and must not keep the launch's binds either.
  */
 TEST_F_TIMEOUT(tas, completed_launch_lets_go_of_bound_buffers, 120)
 {
-	__u64 before, with, after, graph_id = 0;
+	__u64 before, with, kept, after, graph_id = 0, graph2 = 0;
 	struct drm_tas_template_launch launch;
 	struct drm_tas_node_info info[2];
 	struct drm_tas_sync signals[2];
@@ -7208,11 +7211,22 @@ TEST_F_TIMEOUT(tas, completed_launch_lets_go_of_bound_buffers, 120)
 	ASSERT_EQ(0, tas_syncobj_wait_graph(self->fd, graph_sig));
 	with = tas_memcg_settled(dir);
 	ASSERT_EQ(0, tas_bo_close(self->fd, bo));
+	kept = tas_memcg_settled(dir);
+
+	/* The next launch, without binds, lets the template's binding go. */
+	tas_sync_on_start(&signals[0], start, 1, 2);
+	ASSERT_EQ(0, tas_template_launch(self->fd, tpl, NULL, 0, signals, 2,
+					 &graph2));
+	ASSERT_EQ(0, tas_syncobj_timeline_wait(self->fd, start, 2,
+					       TAS_WAIT_NS));
+	ASSERT_EQ(0, tas_host_done(self->fd, graph2, 1, 0));
+	ASSERT_EQ(0, tas_syncobj_wait_graph(self->fd, graph_sig));
 	after = tas_memcg_settled(dir);
-	TH_LOG("memory.current: %llu before, %llu with the bound buffer, %llu after",
+	TH_LOG("memory.current: %llu before, %llu bound, %llu closed, %llu after a launch",
 	       (unsigned long long)before, (unsigned long long)with,
-	       (unsigned long long)after);
+	       (unsigned long long)kept, (unsigned long long)after);
 	EXPECT_LE(before + TAS_LET_GO_BYTES * 3 / 4, with);
+	EXPECT_LE(before + TAS_LET_GO_BYTES * 3 / 4, kept);
 	EXPECT_GT(before + TAS_LET_GO_BYTES / 4, after);
 
 	ASSERT_EQ(0, tas_graph_info(self->fd, graph_id, info, 2, &done));
