@@ -138,13 +138,15 @@ type Prepared = (Instance, GraphRecord, Arc<LaunchOps>);
 /// launch's mappings of the buffers it bound would go. A mapping of a buffer that is still
 /// mapped only takes a count, so the template keeps the last launch's operations until the next
 /// launch has made its own: a template launched again and again on the same buffers maps them
-/// once. What it keeps is one launch's buffers, released by the next launch or with the template.
+/// once. What it keeps is the buffers of one launch (of two until the work item has run after a
+/// launch), released by the next launches or with the template.
 #[derive(Default)]
 struct KeptOps {
     /// The last launch's operations.
     last: Option<Arc<LaunchOps>>,
-    /// The operations that `last` replaced, dropped by the work item: their mappings go to the
-    /// device's reaper, whose work item is not to start while a launch runs.
+    /// The operations that `last` replaced, for the work item to drop: their mappings go to the
+    /// device's reaper, whose work item should not start while a launch runs. A launch that
+    /// comes before the work item has run drops them itself.
     stale: Option<Arc<LaunchOps>>,
 }
 // series: end
@@ -366,12 +368,16 @@ impl Template {
             Some(prepared) => prepared,
             None => self.build()?,
         };
+        // series: until tas-let-go
         // Already queued: it will fill the pool up.
+        // series: end
         // series: until tas-prepare-later
         let _ = self.wq.enqueue(self.clone());
         // series: end
         // series: from tas-prepare-later
+        // series: until tas-let-go
         let _ = self.wq.enqueue_delayed(self.clone(), BG_DELAY);
+        // series: end
         // series: end
         // Before any node of the instance is queued. A prepared instance's operations are bound
         // by its own launch only.
@@ -379,14 +385,17 @@ impl Template {
             ops.bind(binds);
         }
         // series: from tas-let-go
-        // The caller mapped this launch's buffers before: the last launch's mappings can go.
-        // Two launches within the work item's delay drop the older stale ones here.
+        // The caller mapped this launch's buffers before: the last launch's mappings can go. A
+        // launch that comes before the work item has run drops the stale ones here.
         let older = {
             let mut kept = self.kept.lock();
             let last = kept.last.replace(ops);
             core::mem::replace(&mut kept.stale, last)
         };
         drop(older);
+        // After `stale` is set, so that a work item that is already running and has looked at
+        // it runs once more. Already queued: it will fill the pool up and drop `stale`.
+        let _ = self.wq.enqueue_delayed(self.clone(), BG_DELAY);
         // series: end
         Ok((inst, record))
     }
