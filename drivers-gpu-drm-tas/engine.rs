@@ -1249,8 +1249,8 @@ impl NodeExec {
         self.op.lock().take()
     }
 
-    /// Lets go of the fences the node waited for, once they have been looked at (it left its
-    /// ring's FIFO) or will never be (its job goes). The vectors keep no capacity either.
+    /// Lets go of the fences the node waited for, once they have been looked at (the ring ran or
+    /// skipped the node) or will never be (its job goes). The vectors keep no capacity either.
     fn let_go_of_deps(&self) {
         let deps = core::mem::take(&mut *self.deps.lock());
         let pipe_deps = core::mem::take(&mut *self.pipe_deps.lock());
