@@ -684,8 +684,8 @@ static void tpl_run_fini(int fd, struct tpl_run *r)
  * that a ratio compares calls made under the same conditions and no call
  * always follows the same other one (and pays for what that one left
  * behind). Rounds of one template after the other drift apart: two rounds of
- * 10000-node launches in one boot measured 731 and 501 us at p50, more apart
- * than the 0.8-1.25 that the ratios are held to.
+ * 10000-node launches in one boot measured 731 and 501 us at p50, most of
+ * the width of the 0.8-1.25 that the ratios are held to.
  */
 static const struct {
 	unsigned int n;
