@@ -663,13 +663,12 @@ static __u64 tpl_run_report(struct tpl_run *r)
 
 static void tpl_run_fini(int fd, struct tpl_run *r)
 {
-	struct drm_syncobj_destroy destroy = { .handle = r->syncobj };
 	unsigned int i;
 
 	if (r->handle)
 		tas_template_destroy(fd, r->handle);
 	if (r->syncobj)
-		ioctl(fd, DRM_IOCTL_SYNCOBJ_DESTROY, &destroy);
+		tas_destroy_syncobj(fd, r->syncobj);
 	for (i = 0; i < 2; i++)
 		if (r->bo[i])
 			tas_bo_close(fd, r->bo[i]);
@@ -695,7 +694,7 @@ static const struct {
 	{ 1000, TPL_FILL }, { 1000, TPL_BOUND },
 };
 
-#define TPL_RUNS (sizeof(tpl_runs) / sizeof(tpl_runs[0]))
+#define TPL_RUNS ARRAY_SIZE(tpl_runs)
 
 static int bench_template(int fd)
 {
@@ -1323,7 +1322,6 @@ static int host_wake(int fd, unsigned int rings, __u64 *lat, __u64 *release,
 		     unsigned int *n, __u64 *lat_bin, unsigned int *n_bin,
 		     __u64 *floor)
 {
-	struct drm_syncobj_destroy destroy = { 0 };
 	__u32 start, done, bin = 0;
 	__u64 unused;
 	unsigned int i;
@@ -1354,8 +1352,7 @@ static int host_wake(int fd, unsigned int rings, __u64 *lat, __u64 *release,
 				    &lat_bin[*n_bin], &unused);
 		if (ret > 0)
 			(*n_bin)++;
-		destroy.handle = bin;
-		ioctl(fd, DRM_IOCTL_SYNCOBJ_DESTROY, &destroy);
+		tas_destroy_syncobj(fd, bin);
 	}
 	pthread_join(floor_thread, NULL);
 	return ret < 0 ? ret : 0;

@@ -38,8 +38,6 @@
 
 #include "tas_graphs.h"
 
-#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
-
 #define MAX_SHOWN_EVENTS	100
 #define MAX_JOBS		512
 #define MAX_FIELDS		8

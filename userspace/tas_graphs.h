@@ -24,6 +24,10 @@
 #include <drm/drm.h>
 #include <drm/tas_drm.h>
 
+#ifndef ARRAY_SIZE
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+#endif
+
 #define TAS_MSEC		1000000ULL
 #define TAS_NAME_LEN		24
 /* The most rings drm/tas has (its num_rings parameter). */
@@ -414,6 +418,13 @@ static inline int tas_new_syncobj(int fd, __u32 *handle)
 		return -errno;
 	*handle = create.handle;
 	return 0;
+}
+
+static inline void tas_destroy_syncobj(int fd, __u32 handle)
+{
+	struct drm_syncobj_destroy destroy = { .handle = handle };
+
+	ioctl(fd, DRM_IOCTL_SYNCOBJ_DESTROY, &destroy);
 }
 
 /* The value of parameter @param (DRM_TAS_PARAM_*), or 0 if it fails. */
