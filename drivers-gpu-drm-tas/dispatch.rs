@@ -120,7 +120,13 @@ use kernel::{
             Release,
             Run, //
         },
+        // series: until tas-early
         Job,
+        // series: end
+        // series: from tas-early
+        Entity,
+        Job, //
+        // series: end
     },
     new_condvar, new_mutex, new_work,
     prelude::*,
@@ -239,6 +245,11 @@ struct Slot {
     error: Option<Error>,
     /// When the node became ready, for the scheduler's trace events.
     ready_at: Option<Instant<Monotonic>>,
+    // series: from tas-early
+    /// Whether the node was handed to its ring before its predecessors finished (see
+    /// [`State::release_early`]): it is not in the ready set and takes no window of its ring.
+    early: bool,
+    // series: end
     // series: from tas-host
     /// For a host node, where it is; `None` for a node of a device ring.
     host: Option<Host>,
@@ -316,6 +327,11 @@ struct State {
     closed: bool,
     /// Launches in [`LaunchSlot::Done`].
     done: usize,
+    // series: from tas-early
+    /// Per device ring, the entity of the nodes released early onto it; empty until the file
+    /// has set them, and again once it is closed.
+    early: KVec<Arc<Entity<NodeJob>>>,
+    // series: end
     // series: from tas-host
     /// The released host nodes whose threads have not reported.
     hosts: [Option<HostWatch>; MAX_HOSTS],
@@ -586,6 +602,15 @@ fn on_ready(
     r: Ready,
     now: u64,
 ) {
+    // series: from tas-early
+    // An early node is on its ring already, which has seen or will see it become ready when the
+    // fence it waits for signalled; it may even have completed.
+    if let Ready::Node(v) = r {
+        if slots[v as usize].early {
+            return;
+        }
+    }
+    // series: end
     let at = Instant::<Monotonic>::now();
     let mut mark = |v: u32| {
         let slot = &mut slots[v as usize];
@@ -668,7 +693,16 @@ impl State {
         else {
             return;
         };
+        // series: until tas-early
         set.finished(plan.ring(v));
+        // series: end
+        // series: from tas-early
+        if slots[v as usize].early {
+            set.finished_outside(plan.ring(v));
+        } else {
+            set.finished(plan.ring(v));
+        }
+        // series: end
         if let Some(out) = slots[v as usize].out.take() {
             match error {
                 Some(e) => out.signal_with_error(e),
@@ -699,6 +733,9 @@ impl State {
                 *done += 1;
             }
         }
+        // series: from tas-early
+        self.release_early(l, v);
+        // series: end
     }
 
     // series: until tas-gangs
@@ -813,6 +850,7 @@ impl State {
         let finished = job.push().finished;
         // Successors on pipelined edges go to the same entity after the node, and look at its
         // errors like the stock scheduler's same-entity dependencies.
+        // series: until tas-early
         for &w in plan.succ(v) {
             if plan.pipelined(v, w) {
                 // series: until tas-let-go
@@ -825,9 +863,112 @@ impl State {
                 let _ = slots[w as usize].exec.add_pipe_dep(finished.clone());
             }
         }
+        // series: end
+        // series: from tas-early
+        // So do the others, as the waits of a successor that goes to its ring before the node
+        // finishes (see `release_early()`); once it has, they are signalled. Cannot fail: the
+        // node was created with room for every predecessor, and it is not released before its
+        // predecessors, so it has not let go of them. A host node waits for none.
+        for &w in plan.succ(v) {
+            let _ = slots[w as usize].exec.add_pipe_dep(finished.clone());
+        }
+        // series: end
         let now = now_ns();
         run.release(plan, v, |r| on_ready(set, plan, slots, l, r, now));
+        // series: from tas-early
+        self.release_early(l, v);
+        // series: end
     }
+    // series: from tas-early
+
+    /// Hands the successors of node `v` of launch `l` that wait only for nodes on their rings
+    /// ([`Run::on_rings`]) to their rings ahead of time, where the rings can hold them
+    /// ([`NodeExec::wait_on_ring`]): a ring starts such a node when its last predecessor
+    /// finishes, without a round trip through the dispatcher and the scheduler, and runs other
+    /// nodes meanwhile. Called when `v` was released or completed.
+    ///
+    /// An early node is pushed to its ring's early entity, with the priority of its class, and
+    /// stays out of the ready set: its ring holds one at a time, on a credit of its own, so
+    /// it takes no room that a ready node needs. The set counts it apart from its window, so
+    /// that a gang waits for it.
+    fn release_early(&mut self, l: u32, v: u32) {
+        let State {
+            set,
+            launches,
+            early,
+            ..
+        } = self;
+        if early.is_empty() {
+            return;
+        }
+        let Some(Launch {
+            plan, run, slots, ..
+        }) = live(launches, l)
+        else {
+            return;
+        };
+        // At most one per ring, which holds one early node at a time.
+        let mut released = [0u32; crate::driver::MAX_RINGS as usize];
+        let mut n = 0;
+        for &w in plan.succ(v) {
+            if n == released.len() {
+                break;
+            }
+            // Only where the ring would otherwise run out of ready work: an early node must not
+            // take the place of a ready node that the ready set would release before it.
+            if is_host(plan, w) || !run.on_rings(plan, w) || !set.has_room(plan.ring(w)) {
+                continue;
+            }
+            let slot = &mut slots[w as usize];
+            if slot.early || slot.error.is_some() {
+                continue;
+            }
+            let Some(job) = slot.job.as_mut() else {
+                continue;
+            };
+            let NodeJob::Node { ring, .. } = &**job else {
+                continue;
+            };
+            let ring = ring.clone();
+            let Some(entity) = early.get(ring.index as usize) else {
+                continue;
+            };
+            if !slot.exec.wait_on_ring(&ring) {
+                continue;
+            }
+            // The entity is empty: its last node has left it for the ring, whose wait slot it
+            // gave back only once it had signalled.
+            entity.set_priority(plan.class(w).priority());
+            // Cannot fail: the entity is on the ring's scheduler, as the job's own.
+            if job.set_entity(entity.clone()).is_err() {
+                slot.exec.cancel_ring_wait();
+                continue;
+            }
+            let Some(mut job) = slot.job.take() else {
+                continue;
+            };
+            slot.early = true;
+            let now = Instant::<Monotonic>::now();
+            // The trace events see the node as ready when it goes to its ring.
+            job.set_graph_info(now, now, plan.depth(w));
+            let finished = job.push().finished;
+            // A gang waits for it to finish before it starts on its ring.
+            set.released_outside(plan.ring(w));
+            // As in `release_node()`; the successors over pipelined edges also wait for it to
+            // finish, as they do not go to its entity.
+            for &x in plan.succ(w) {
+                let _ = slots[x as usize].exec.add_pipe_dep(finished.clone());
+            }
+            run.release_early(plan, w);
+            released[n] = w;
+            n += 1;
+        }
+        // Their successors may wait only for nodes on rings now, down a chain across rings.
+        for &w in &released[..n] {
+            self.release_early(l, w);
+        }
+    }
+    // series: end
     // series: from tas-host
 
     /// Releases node `v` of launch `l` to its thread if it is a host node: signals its start
@@ -1012,6 +1153,9 @@ impl Dispatcher {
             launches,
             closed: false,
             done: 0,
+            // series: from tas-early
+            early: KVec::new(),
+            // series: end
             // series: from tas-host
             hosts: [None; MAX_HOSTS],
             host_timeout_ns,
@@ -1046,6 +1190,21 @@ impl Dispatcher {
     /// The gang gate of the dispatcher's device.
     pub(crate) fn gate(&self) -> &Arc<GangGate> {
         &self.gate
+    }
+    // series: end
+    // series: from tas-early
+
+    /// Sets the entities of the nodes released early (see [`State::release_early`]), one per
+    /// device ring, on that ring's scheduler.
+    pub(crate) fn set_early_entities(&self, entities: KVec<Arc<Entity<NodeJob>>>) {
+        let old = {
+            let mut state = self.state.lock();
+            if state.closed {
+                return;
+            }
+            core::mem::replace(&mut state.early, entities)
+        };
+        drop(old);
     }
     // series: end
 
@@ -1173,6 +1332,9 @@ impl Dispatcher {
                     out: None,
                     error: None,
                     ready_at: None,
+                    // series: from tas-early
+                    early: false,
+                    // series: end
                 },
                 client_gfp(),
             )?;
@@ -1396,6 +1558,12 @@ impl Dispatcher {
         // series: from tas-gangs
         // The client's gang waiting in the gate, if any, will not be released any more.
         self.gate.order.lock().withdraw(&Client(self.clone()), wake);
+        // series: end
+        // series: from tas-early
+        // Dropped outside of the lock, like the file's other entities, which cancels the early
+        // nodes still queued (their completion takes the lock).
+        let early = core::mem::take(&mut self.state.lock().early);
+        drop(early);
         // series: end
         for slot in launches {
             let LaunchSlot::Live(mut launch) = slot else {

@@ -22,6 +22,15 @@
 //! (at most [`MAX_LEAD_NS`]), so that a node ends on time rather than a wake-up late.
 // series: end
 //!
+// series: from tas-early
+//! A node whose predecessors are all on their rings may come to its ring before they finish (an
+//! early node, see [`NodeExec::wait_on_ring`]), as hardware queues a job behind a semaphore wait:
+//! the ring holds it until the one fence it waits for signals, starts other nodes meanwhile, and
+//! a callback on that fence queues its work item, so the node starts from the completing ring's
+//! work without the dispatcher or the scheduler in between. A ring holds one early node at a
+//! time, on a credit and a hardware fence context of its own.
+//!
+// series: end
 //! Fence signalling critical path: [`NodeJob::run`] and [`NodeJob::timed_out`] only move
 // series: until tas-ops
 //! pre-allocated objects around; the worker signals fences and does not allocate.
@@ -244,6 +253,10 @@ use kernel::{
         DriverFence,
         Fence,
         FenceAllocation,
+        // series: from tas-early
+        FenceCallback,
+        FenceCallbackHandler,
+        // series: end
         FenceContext,
         SignallingGuard, //
     },
@@ -314,6 +327,10 @@ use crate::{
     gem::TasObject, //
 };
 // series: end
+// series: end
+// series: from tas-early
+
+use core::mem::MaybeUninit;
 // series: end
 
 /// Longest stretch of simulated execution between two checks for an abort.
@@ -1058,6 +1075,37 @@ impl Gang {
 }
 
 // series: end
+// series: from tas-early
+/// Queues a ring's work item when the ring wait of its early node signals.
+pub(crate) struct Kick(Arc<Ring>);
+
+impl FenceCallbackHandler for Kick {
+    fn fence_signaled(&self, _fence: &Fence) {
+        // Fails only if the work item is queued and has not run yet: it will find the node.
+        let _ = self.0.wq.enqueue(self.0.clone());
+    }
+}
+
+/// The room for the callback that wakes an early node's ring, reserved with the node.
+type KickRoom = KBox<MaybeUninit<FenceCallback<Kick>>>;
+
+/// The wait slot of a ring, held by its early node; given back when dropped.
+struct WaitSlot(Arc<Ring>);
+
+impl Drop for WaitSlot {
+    fn drop(&mut self) {
+        self.0.wait_slot.store(false, Release);
+    }
+}
+
+/// What an early node holds while it waits on its ring: the ring's wait slot, and the callback
+/// on the fence it waits for, if that had not signalled.
+struct Early {
+    _slot: WaitSlot,
+    _kick: Option<Pin<KBox<FenceCallback<Kick>>>>,
+}
+
+// series: end
 /// What a node needs while it runs, shared by its job, the ring and the graph record.
 #[pin_data]
 pub(crate) struct NodeExec {
@@ -1122,6 +1170,22 @@ pub(crate) struct NodeExec {
     /// `deps`. Allocated for all of them when the node is created.
     #[pin]
     pipe_deps: SpinLock<KVec<ARef<Fence>>>,
+    // series: end
+    // series: from tas-early
+    /// Set when the dispatcher hands the node to its ring before its predecessors have
+    /// finished: the ring holds it until they have (its ring waits, the fences of `pipe_deps`),
+    /// and its hardware fence is of the ring's early context.
+    early: Atomic<bool>,
+    /// The wait slot and callback of an early node; let go of with the dependencies.
+    #[pin]
+    early_state: SpinLock<Option<Early>>,
+    /// The room for the callback of an early node, reserved with a node that may become one.
+    #[pin]
+    kick_room: SpinLock<Option<KickRoom>>,
+    /// When the node reached its ring's FIFO.
+    on_ring_ns: Atomic<u64>,
+    /// When the node, a gang member, began to wait at the head of its ring for the others.
+    gang_wait_ns: Atomic<u64>,
     // series: end
 }
 
@@ -1225,6 +1289,13 @@ impl NodeExec {
                 // series: end
                 done <- new_spinlock!(None),
                 pipe_deps <- new_spinlock!(pipe_deps),
+                // series: from tas-early
+                early: Atomic::new(false),
+                early_state <- new_spinlock!(None),
+                kick_room <- new_spinlock!(None),
+                on_ring_ns: Atomic::new(0),
+                gang_wait_ns: Atomic::new(0),
+                // series: end
             }),
             flags,
         )
@@ -1254,8 +1325,19 @@ impl NodeExec {
     fn let_go_of_deps(&self) {
         let deps = core::mem::take(&mut *self.deps.lock());
         let pipe_deps = core::mem::take(&mut *self.pipe_deps.lock());
+        // series: until tas-early
         // Outside of the locks: the last reference to a fence may go with them.
         drop((deps, pipe_deps));
+        // series: end
+        // series: from tas-early
+        // An early node's fence has signalled, or never will be created: its ring's wait slot
+        // is free for the next one.
+        let early = self.early_state.lock().take();
+        let room = self.kick_room.lock().take();
+        // Outside of the locks: the last reference to a fence may go with them, and removing the
+        // callback takes the lock of its fence.
+        drop((deps, pipe_deps, early, room));
+        // series: end
     }
     // series: end
 
@@ -1289,6 +1371,9 @@ impl NodeExec {
     /// while waiting, see [`NodeJob::timed_out`]).
     fn gang_start(&self) -> Option<Error> {
         let gang = self.gang.as_ref()?;
+        // series: from tas-early
+        self.gang_wait_ns.store(now_ns(), Relaxed);
+        // series: end
         if gang.waiting.fetch_add(-1, Full) == 1 {
             gang.go.complete_all();
             gang.leave();
@@ -1399,6 +1484,76 @@ impl NodeExec {
             .push_within_capacity(fence)
             .map_err(|_| ENOSPC)
     }
+    // series: from tas-early
+
+    /// Reserves the room for the node to wait on its ring (see [`NodeExec::wait_on_ring`]),
+    /// allocated with `flags`.
+    pub(crate) fn reserve_ring_wait(&self, flags: Flags) -> Result {
+        let room = KBox::new_uninit(flags)?;
+        *self.kick_room.lock() = Some(room);
+        Ok(())
+    }
+
+    /// Makes the node wait on `ring`, its ring, for the fences added with
+    /// [`NodeExec::add_pipe_dep`] (its ring waits): the ring starts it once they have signalled,
+    /// and starts other nodes meanwhile. To be called before the node's job is pushed, once
+    /// every predecessor of the node that has not finished has been pushed and added.
+    ///
+    /// Returns `false` if the ring cannot hold the node: its wait slot is taken by another early
+    /// node, the node waits for other fences or for more than one ring wait (the ring waits on
+    /// one fence at a time), or no room was reserved.
+    pub(crate) fn wait_on_ring(&self, ring: &Arc<Ring>) -> bool {
+        if ring.index != self.ring || !self.deps.lock().iter().all(|d| d.is_signaled()) {
+            return false;
+        }
+        let pending = {
+            let pipe_deps = self.pipe_deps.lock();
+            let mut pending = pipe_deps.iter().filter(|d| !d.is_signaled());
+            match (pending.next(), pending.next()) {
+                (first, None) => first.cloned(),
+                _ => return false,
+            }
+        };
+        let Some(room) = self.kick_room.lock().take() else {
+            return false;
+        };
+        if ring.wait_slot.cmpxchg(false, true, Acquire).is_err() {
+            *self.kick_room.lock() = Some(room);
+            return false;
+        }
+        let slot = WaitSlot(ring.clone());
+        // A fence that signals from here on queues the ring's work item, which looks at the node
+        // once its job has been pushed and started; one that signalled before needs no callback.
+        let kick = pending.and_then(|fence| {
+            room.write_pin_init(FenceCallback::new(&fence, Kick(ring.clone())))
+                .ok()
+        });
+        *self.early_state.lock() = Some(Early {
+            _slot: slot,
+            _kick: kick,
+        });
+        self.early.store(true, Release);
+        true
+    }
+
+    /// Undoes [`NodeExec::wait_on_ring`], before the node's job is pushed.
+    pub(crate) fn cancel_ring_wait(&self) {
+        self.early.store(false, Relaxed);
+        let early = self.early_state.lock().take();
+        drop(early);
+    }
+
+    /// When the node could take its place on the ring: when it reached the ring, or for an
+    /// early node, when its ring wait signalled if that was later.
+    fn arrival(&self) -> u64 {
+        let on_ring = self.on_ring_ns.load(Relaxed);
+        if self.early.load(Acquire) {
+            on_ring.max(self.ready().0)
+        } else {
+            on_ring
+        }
+    }
+    // series: end
     // series: end
 }
 
@@ -1429,7 +1584,25 @@ pub(crate) struct Ring {
     /// The hardware fence contexts, one per urgency level (see [`URGENCIES`]).
     ctx: [FenceContext; URGENCIES],
     // series: end
+    // series: until tas-early
     /// Nodes started by the scheduler and not finished, in order; at most `depth` of them.
+    // series: end
+    // series: from tas-early
+    /// The hardware fence context of the early node (see [`NodeExec::wait_on_ring`]): there is
+    /// at most one at a time, so its fences signal in order whenever the node starts.
+    early_ctx: FenceContext,
+    /// Taken by the early node, if any: the ring waits on one fence at a time, like hardware
+    /// with one semaphore wait per queue.
+    wait_slot: Atomic<bool>,
+    /// The job timeout (`u64::MAX` for none), which the ring checks itself while the early
+    /// node is the scheduler's first job (see [`NodeJob::timed_out`]).
+    timeout_ns: u64,
+    /// The node the work item completed last, which its next run reports to the dispatcher.
+    #[pin]
+    report_next: SpinLock<Option<Arc<NodeExec>>>,
+    /// Nodes started by the scheduler and not finished, in order; at most `depth` of them, and
+    /// the early node.
+    // series: end
     #[pin]
     fifo: SpinLock<KVec<Arc<NodeExec>>>,
     /// The clock of the nodes' simulated execution, used by the work item only.
@@ -1488,7 +1661,17 @@ impl Ring {
         depth: u32,
         timeout: Option<Delta>,
     ) -> Result<Arc<Self>> {
+        // series: until tas-early
         let mut opts = SchedulerOptions::new(dev, name, depth);
+        // series: end
+        // series: from tas-early
+        // The early node's credit comes on top: it never takes one that a ready node needs.
+        let depth = depth.checked_add(1).ok_or(EINVAL)?;
+        let mut opts = SchedulerOptions::new(dev, name, depth);
+        let timeout_ns = timeout.map_or(u64::MAX, |t| {
+            u64::try_from(t.as_nanos()).unwrap_or(u64::MAX)
+        });
+        // series: end
         opts.timeout = timeout;
         // series: from tas-submit-wq
         // The scheduler's work items share the queue of the rings' work items. A node whose
@@ -1511,6 +1694,12 @@ impl Ring {
                 // series: end
                 // series: from tas-classes
                 ctx: core::array::from_fn(|_| FenceContext::new(c"tas", name)),
+                // series: end
+                // series: from tas-early
+                early_ctx: FenceContext::new(c"tas", name),
+                wait_slot: Atomic::new(false),
+                timeout_ns,
+                report_next <- new_spinlock!(None),
                 // series: end
                 fifo <- new_spinlock!(fifo),
                 work <- new_work!("tas::Ring::work"),
@@ -1556,11 +1745,42 @@ impl Ring {
     }
     // series: end
     // series: from tas-submit-wq
+    // series: until tas-early
     /// Executes the node at the head of the FIFO; returns `false` if the FIFO is empty.
+    // series: end
+    // series: from tas-early
+    /// Executes the next node of the FIFO; returns `false` if no node can start. That is the
+    /// first node that did not come early, or the early node (see [`NodeExec::wait_on_ring`])
+    /// once its ring wait has signalled, if that happened before the other node reached the
+    /// ring: the early node takes the place it would have had if it had been released when it
+    /// became ready, and a ring that is idle then starts it at once. It has a hardware fence
+    /// context of its own, so the other nodes still complete in FIFO order.
+    // series: end
     fn process_one(&self) -> bool {
+        // series: until tas-early
         let Some(node) = self.fifo.lock().first().cloned() else {
             return false;
         };
+        // series: end
+        // series: from tas-early
+        let next = {
+            let fifo = self.fifo.lock();
+            let first = fifo.iter().find(|n| !n.early.load(Acquire));
+            // At most one: the ring has one wait slot.
+            let early = fifo
+                .iter()
+                .find(|n| n.early.load(Acquire) && n.deps_signalled());
+            match (first, early) {
+                (Some(n), Some(e)) if e.arrival() < n.arrival() => Some(e),
+                (Some(n), _) => Some(n),
+                (None, e) => e,
+            }
+            .cloned()
+        };
+        let Some(node) = next else {
+            return false;
+        };
+        // series: end
         let (ready, error) = node.ready();
         node.ready_ns.store(ready, Relaxed);
         if let Some(error) = error {
@@ -1748,9 +1968,25 @@ impl Ring {
         };
         // The scheduler's finished fence signals with the hardware fence. If the timeout
         // handler took the fence, the job's release reports the completion.
+        // series: until tas-early
         if signalled.is_some() {
             Self::report(node);
         }
+        // series: end
+        // series: from tas-early
+        // Reported by the work item's next run, which the rings' work items queued by the signal
+        // (see `Kick`) go before: an early node that waited for this one starts first.
+        if signalled.is_some() {
+            if preemptible {
+                let older = self.report_next.lock().replace(node.clone());
+                if let Some(older) = older {
+                    Self::report(&older);
+                }
+            } else {
+                Self::report(node);
+            }
+        }
+        // series: end
         // series: from tas-let-go
         // Looked at when the node reached the head of the FIFO, or when it went ahead of a less
         // urgent node.
@@ -1775,6 +2011,16 @@ impl Ring {
         let mut seen = [false; URGENCIES];
         for n in fifo.iter() {
             let level = usize::from(n.urgency);
+            // series: from tas-early
+            // An early node has a fence context of its own: it neither waits for the nodes of
+            // its level nor holds them up.
+            if n.early.load(Acquire) {
+                if n.urgency < node.urgency && n.deps_signalled() {
+                    return Some(n.clone());
+                }
+                continue;
+            }
+            // series: end
             if n.urgency >= node.urgency || seen[level] {
                 continue;
             }
@@ -1815,6 +2061,37 @@ impl Ring {
         drop(removed);
     }
 
+    // series: from tas-early
+    /// Stops a node of the FIFO that has run, or waited at the head of the ring for its gang,
+    /// for the job timeout at `now`, as [`NodeJob::timed_out`] does for the scheduler's first
+    /// job, if there is one.
+    fn abort_overdue(&self, now: u64) {
+        let overdue = |since: u64| since != 0 && now.saturating_sub(since) >= self.timeout_ns;
+        let (removed, node) = {
+            let mut fifo = self.fifo.lock();
+            let Some(pos) = fifo.iter().position(|n| match n.started_ns.load(Relaxed) {
+                0 => overdue(n.gang_wait_ns.load(Relaxed)),
+                started => overdue(started),
+            }) else {
+                return;
+            };
+            let node = fifo[pos].clone();
+            // Under the FIFO's lock, as in `abort()`. A node that the work item completed
+            // meanwhile has no fence left, and is left alone.
+            let Some(fence) = node.take_fence() else {
+                return;
+            };
+            fence.signal_with_error(ETIMEDOUT);
+            (fifo.remove(pos).ok(), node)
+        };
+        // Outside of the lock, as in `remove()`.
+        drop(removed);
+        // The fence first, as in `timed_out()`.
+        node.aborted.store(true, Release);
+        node.cancel_gang();
+    }
+
+    // series: end
     /// Takes `node` off the FIFO and signals its fence with `error`, from outside the work item.
     ///
     /// Both happen under the FIFO's lock, which the work item holds to find the next node: it
@@ -1852,6 +2129,12 @@ impl WorkItem for Ring {
         // items, and a worker that does not sleep is not joined by another one, so a ring that
         // completes zero-time nodes back to back would otherwise hold up every dispatch on that
         // CPU until its FIFO is empty.
+        // series: from tas-early
+        let done = this.report_next.lock().take();
+        if let Some(node) = done {
+            Self::report(&node);
+        }
+        // series: end
         if this.process_one() {
             let wq = this.wq;
             // Fails only if `run_job` queued the work item again meanwhile, which is as good.
@@ -1929,11 +2212,23 @@ impl JobImpl for NodeJob {
         let fence = ring.ctx.init_fence(alloc.ok_or(EINVAL)?, ());
         // series: end
         // series: from tas-classes
+        // series: until tas-early
         let ctx = ring.ctx.get(usize::from(exec.urgency)).ok_or(EINVAL)?;
+        // series: end
+        // series: from tas-early
+        let ctx = if exec.early.load(Acquire) {
+            &ring.early_ctx
+        } else {
+            ring.ctx.get(usize::from(exec.urgency)).ok_or(EINVAL)?
+        };
+        // series: end
         let fence = ctx.init_fence(alloc.ok_or(EINVAL)?, ());
         // series: end
         let hw = fence.fence().clone();
         *exec.fence.lock() = Some(fence);
+        // series: from tas-early
+        exec.on_ring_ns.store(now_ns(), Relaxed);
+        // series: end
         ring.fifo
             .lock()
             .push_within_capacity(exec)
@@ -1946,6 +2241,21 @@ impl JobImpl for NodeJob {
 
     fn timed_out(job: &mut RunningJob<'_, Self>) {
         if let NodeJob::Node { ring, exec, .. } = &**job {
+            // series: from tas-early
+            // The scheduler times out the first job of its pending list, which an early node
+            // becomes when it is handed to the ring, long before it starts: it only times out
+            // once it has run for a whole timeout itself, and until then the ring stops the
+            // nodes that have, which the scheduler does not look at meanwhile. The wait on the
+            // ring ends when the predecessor ends, whose own timeout bounds it.
+            if exec.early.load(Acquire) {
+                let started = exec.started_ns.load(Relaxed);
+                let now = now_ns();
+                if started == 0 || now.saturating_sub(started) < ring.timeout_ns {
+                    ring.abort_overdue(now);
+                    return;
+                }
+            }
+            // series: end
             // The fence first: a ring that sees the node aborted stops it at once, and would
             // signal it without the error if it found the fence still there.
             ring.abort(exec, ETIMEDOUT);

@@ -798,11 +798,20 @@ impl drm::file::DriverFile for File {
         let mut entities = KVec::with_capacity(dev.rings.len() * classes.len(), flags)?;
         // series: end
         let mut fifo_entities = KVec::with_capacity(dev.rings.len(), flags)?;
+        // series: from tas-early
+        let mut early = KVec::with_capacity(dev.rings.len(), flags)?;
+        // series: end
         for ring in dev.rings.iter() {
             fifo_entities.push(
                 KBox::pin_init(Entity::new(&ring.sched, Priority::Normal, flags), flags)?,
                 flags,
             )?;
+            // series: from tas-early
+            early.push(
+                Arc::pin_init(Entity::new(&ring.sched, Priority::Normal, flags), flags)?,
+                flags,
+            )?;
+            // series: end
             // series: until tas-classes
             entities.push(
                 Arc::pin_init(Entity::new(&ring.sched, Priority::Normal, flags), flags)?,
@@ -826,7 +835,12 @@ impl drm::file::DriverFile for File {
         let evicted = Retiring::new()?;
         // series: end
         let list = KVec::with_capacity(GRAPH_HISTORY, flags)?;
+        // series: until tas-early
         KBox::pin_init(
+        // series: end
+        // series: from tas-early
+        let file = KBox::pin_init(
+        // series: end
             try_pin_init!(Self {
                 // series: until tas-gangs
                 disp: Dispatcher::new(dev.num_rings, dev.signal_wq)?,
@@ -873,7 +887,14 @@ impl drm::file::DriverFile for File {
                 // series: end
             }? Error),
             flags,
+        // series: until tas-early
         )
+        // series: end
+        // series: from tas-early
+        )?;
+        file.disp.set_early_entities(early);
+        Ok(file)
+        // series: end
     }
     // series: end
     // series: end

@@ -1222,9 +1222,22 @@ pub(crate) fn instance(
             gang,
             // series: end
             KVec::new(),
+            // series: until tas-early
             plan.pipelined_preds(v) as usize,
+            // series: end
+            // series: from tas-early
+            // The dispatcher adds the finished fence of each predecessor it releases.
+            plan.indegree(v) as usize,
+            // series: end
             client_gfp(),
         )?;
+        // series: from tas-early
+        // A node that may go to its ring before its predecessors finish: one with one outside
+        // of gangs (see `Run::on_rings()`).
+        if plan.indegree(v) > 0 && plan.gang_of(v).is_none() {
+            exec.reserve_ring_wait(client_gfp())?;
+        }
+        // series: end
         let data = NodeJob::Node {
             ring: rings.get(node.ring as usize).ok_or(EINVAL)?.clone(),
             exec: exec.clone(),

@@ -567,6 +567,13 @@ pub struct Run {
     waiting: KVVec<u32>,
     gang_waiting: KVVec<u32>,
     released: KVVec<bool>,
+    // series: from graph-on-rings
+    /// Per node, the predecessors that were neither released (also early) nor completed, and
+    /// the events added with [`Run::add_wait`] that did not happen yet.
+    off_rings: KVVec<u32>,
+    /// Per node, whether it was released early (see [`Run::release_early`]).
+    early: KVVec<bool>,
+    // series: end
     left: usize,
 }
 
@@ -581,10 +588,20 @@ impl Run {
         for g in plan.gangs.iter() {
             gang_waiting.push(g.len, flags)?;
         }
+        // series: from graph-on-rings
+        let mut off_rings = KVVec::with_capacity(plan.len(), flags)?;
+        for node in plan.nodes.iter() {
+            off_rings.push(node.indegree, flags)?;
+        }
+        // series: end
         Ok(Self {
             waiting,
             gang_waiting,
             released: KVVec::from_elem(false, plan.len(), flags)?,
+            // series: from graph-on-rings
+            off_rings,
+            early: KVVec::from_elem(false, plan.len(), flags)?,
+            // series: end
             left: plan.len(),
         })
     }
@@ -593,6 +610,9 @@ impl Run {
     /// reported with [`Run::resolve`]. Only before [`Run::start`].
     pub fn add_wait(&mut self, v: u32) {
         self.waiting[v as usize] = self.waiting[v as usize].saturating_add(1);
+        // series: from graph-on-rings
+        self.off_rings[v as usize] = self.off_rings[v as usize].saturating_add(1);
+        // series: end
     }
 
     /// Reports the nodes and gangs that are ready from the start to `ready`.
@@ -631,6 +651,9 @@ impl Run {
 
     /// Reports that an event added with [`Run::add_wait`] for node `v` happened.
     pub fn resolve(&mut self, plan: &Plan, v: u32, mut ready: impl FnMut(Ready)) {
+        // series: from graph-on-rings
+        self.off_rings[v as usize] = self.off_rings[v as usize].saturating_sub(1);
+        // series: end
         self.release_one(plan, v, &mut ready);
     }
 
@@ -645,6 +668,9 @@ impl Run {
             return;
         }
         for &w in plan.succ(v) {
+            // series: from graph-on-rings
+            self.off_rings[w as usize] = self.off_rings[w as usize].saturating_sub(1);
+            // series: end
             if plan.pipelined(v, w) {
                 self.release_one(plan, w, &mut ready);
             }
@@ -656,6 +682,11 @@ impl Run {
     pub fn complete(&mut self, plan: &Plan, v: u32, mut ready: impl FnMut(Ready)) -> bool {
         let released = core::mem::replace(&mut self.released[v as usize], true);
         for &w in plan.succ(v) {
+            // series: from graph-on-rings
+            if !released && !self.early[v as usize] {
+                self.off_rings[w as usize] = self.off_rings[w as usize].saturating_sub(1);
+            }
+            // series: end
             // A pipelined successor was counted when `v` was released.
             if !(released && plan.pipelined(v, w)) {
                 self.release_one(plan, w, &mut ready);
@@ -669,6 +700,37 @@ impl Run {
     pub fn left(&self) -> usize {
         self.left
     }
+    // series: from graph-on-rings
+
+    /// Whether node `v` is not ready yet, but waits only for predecessors that were released to
+    /// their rings (see [`Run::release`]): they will finish without the driver, which may then
+    /// hand `v` to its ring ahead of time, for the ring to start it once they have finished, as
+    /// hardware that waits on a semaphore would. Never for a gang member (its gang starts
+    /// together) or for a node that waits for an event added with [`Run::add_wait`].
+    ///
+    /// O(1). The driver asks after it released a node, for that node's successors.
+    pub fn on_rings(&self, plan: &Plan, v: u32) -> bool {
+        let v = v as usize;
+        self.off_rings[v] == 0
+            && self.waiting[v] > 0
+            && !self.released[v]
+            && !self.early[v]
+            && plan.nodes[v].gang == NO_GANG
+    }
+
+    /// Reports that node `v`, for which [`Run::on_rings`] held, was handed to its ring ahead of
+    /// its predecessors: its successors count it as on its ring. It is not released, though:
+    /// the successors over pipelined edges still wait for it to finish, as it does not go to
+    /// their entity, and it is still reported ready once its predecessors have finished.
+    pub fn release_early(&mut self, plan: &Plan, v: u32) {
+        if self.released[v as usize] || core::mem::replace(&mut self.early[v as usize], true) {
+            return;
+        }
+        for &w in plan.succ(v) {
+            self.off_rings[w as usize] = self.off_rings[w as usize].saturating_sub(1);
+        }
+    }
+    // series: end
 }
 
 /// An entry of a [`ReadySet`] heap or gang queue.
@@ -741,6 +803,10 @@ fn sift_down<I>(v: &mut [Entry<I>], mut i: usize) {
 struct RingState {
     in_flight: u32,
     passed_over: [u32; Class::COUNT],
+    // series: from graph-on-rings
+    /// Nodes handed to the ring outside of the set (see [`ReadySet::released_outside`]).
+    outside: u32,
+    // series: end
 }
 
 /// What [`ReadySet::next_release`] releases.
@@ -923,9 +989,16 @@ impl<I> ReadySet<I> {
         let gq = self.gang_queue();
         let reserved = self.heaps[gq].v.first().map_or(0, |e| e.rings);
         if reserved != 0 {
+            // series: until graph-on-rings
             let idle = (0..self.rings.len())
                 .filter(|r| reserved & (1u64 << r) != 0)
                 .all(|r| self.rings[r].in_flight == 0);
+            // series: end
+            // series: from graph-on-rings
+            let idle = (0..self.rings.len())
+                .filter(|r| reserved & (1u64 << r) != 0)
+                .all(|r| self.rings[r].in_flight == 0 && self.rings[r].outside == 0);
+            // series: end
             if idle && admit(reserved) {
                 let e = self.heaps[gq].v.remove(0).ok()?;
                 for r in 0..self.rings.len() {
@@ -1009,6 +1082,44 @@ impl<I> ReadySet<I> {
     pub fn in_flight(&self, ring: u32) -> u32 {
         self.rings.get(ring as usize).map_or(0, |s| s.in_flight)
     }
+    // series: from graph-on-rings
+
+    /// Whether a node handed to `ring` now, outside of the set, would pass no ready node: the
+    /// ring has room in its window and no ready node of any class waits for it. A driver that
+    /// hands nodes to their rings before they are ready ([`Run::on_rings`]) asks first, so that
+    /// they only fill what would otherwise be an idle ring.
+    ///
+    /// Never while the gang at the head of the gang queue waits for the ring: a gang starts on
+    /// idle rings, which a node handed over outside of the set keeps busy until it finished.
+    pub fn has_room(&self, ring: u32) -> bool {
+        let r = ring as usize;
+        let Some(state) = self.rings.get(r) else {
+            return false;
+        };
+        let gang_waits = self.heaps[self.gang_queue()]
+            .v
+            .first()
+            .is_some_and(|e| e.rings & (1u64 << r) != 0);
+        state.in_flight < self.window
+            && !gang_waits
+            && (0..Class::COUNT).all(|c| self.heaps[r * Class::COUNT + c].v.is_empty())
+    }
+
+    /// Counts a node handed to `ring` outside of the set, until [`ReadySet::finished_outside`]:
+    /// it takes no window of the ring, but a gang waits for it like for a node in flight.
+    pub fn released_outside(&mut self, ring: u32) {
+        if let Some(state) = self.rings.get_mut(ring as usize) {
+            state.outside += 1;
+        }
+    }
+
+    /// A node handed to `ring` outside of the set finished.
+    pub fn finished_outside(&mut self, ring: u32) {
+        if let Some(state) = self.rings.get_mut(ring as usize) {
+            state.outside = state.outside.saturating_sub(1);
+        }
+    }
+    // series: end
 
     /// Removes every entry for which `f` returns `true`, e.g. those of a cancelled launch.
     pub fn remove_if(&mut self, mut f: impl FnMut(&I) -> bool) {
@@ -1486,6 +1597,178 @@ mod tests {
         Ok(())
     }
 
+    // series: from graph-on-rings
+    #[test]
+    fn on_rings() -> Result {
+        // Node 1 (ring 1) waits for nodes 0 (ring 0) and 2 (ring 2); node 3 (ring 1) for node 0
+        // and an outside event; node 4 follows node 0 on its ring (pipelined); node 5, a gang
+        // member with node 6, waits for node 0.
+        let nodes = [
+            normal(0, 5),
+            normal(1, 5),
+            normal(2, 5),
+            normal(1, 5),
+            normal(0, 5),
+            node(1, Class::Normal, 1, 5),
+            node(2, Class::Normal, 1, 5),
+        ];
+        let plan = Plan::new(
+            &nodes,
+            &[(0, 1), (2, 1), (0, 3), (0, 4), (0, 5)],
+            3,
+            GFP_KERNEL,
+        )?;
+        let mut run = Run::new(&plan, GFP_KERNEL)?;
+        run.add_wait(3);
+        let mut ready = KVec::new();
+        let mut collect = |r| {
+            let _ = ready.push(r, GFP_KERNEL);
+        };
+        run.start(&plan, &mut collect);
+        let on_rings = |run: &Run| (0..7).filter(|&v| run.on_rings(&plan, v)).count();
+        // Sources and ready nodes are never on their rings' waits; nothing else is yet.
+        assert_eq!(on_rings(&run), 0);
+
+        run.release(&plan, 0, &mut collect);
+        // Node 4 is ready behind node 0; node 1 still waits for node 2, node 3 for its event,
+        // and node 5 starts with its gang.
+        assert_eq!(on_rings(&run), 0);
+        run.release(&plan, 2, &mut collect);
+        assert!(run.on_rings(&plan, 1));
+        run.resolve(&plan, 3, &mut collect);
+        assert!(run.on_rings(&plan, 3));
+        assert_eq!(on_rings(&run), 2);
+
+        // Completing node 2 leaves node 1 waiting for node 0, which is on its ring.
+        run.complete(&plan, 2, &mut collect);
+        assert!(run.on_rings(&plan, 1));
+        // Once node 0 has finished, nodes 1 and 3 are ready instead.
+        run.complete(&plan, 0, &mut collect);
+        assert_eq!(on_rings(&run), 0);
+        assert_eq!(
+            ready.as_slice(),
+            &[
+                Ready::Node(0),
+                Ready::Node(2),
+                Ready::Node(4),
+                Ready::Node(1),
+                Ready::Node(3),
+                Ready::Gang(0),
+            ]
+        );
+        Ok(())
+    }
+
+    #[test]
+    fn on_rings_after_early_release() -> Result {
+        // A chain over three rings, and node 3 after node 1 on its ring (pipelined).
+        let nodes = [normal(0, 5), normal(1, 5), normal(2, 5), normal(1, 5)];
+        let plan = Plan::new(&nodes, &[(0, 1), (1, 2), (1, 3)], 3, GFP_KERNEL)?;
+        let mut run = Run::new(&plan, GFP_KERNEL)?;
+        let mut ready = KVec::new();
+        let mut collect = |r| {
+            let _ = ready.push(r, GFP_KERNEL);
+        };
+        run.start(&plan, &mut collect);
+        run.release(&plan, 0, &mut collect);
+        assert!(run.on_rings(&plan, 1));
+        run.release_early(&plan, 1);
+        // Node 2 waits only for node 1, which is on its ring now, node 3 too; node 1 is not a
+        // candidate any more.
+        assert!(!run.on_rings(&plan, 1));
+        assert!(run.on_rings(&plan, 2));
+        assert!(run.on_rings(&plan, 3));
+        // Node 1 is ready once node 0 has finished, and its successors once it has, the
+        // pipelined one included, as it was not released.
+        run.complete(&plan, 0, &mut collect);
+        run.complete(&plan, 1, &mut collect);
+        assert!(!run.on_rings(&plan, 2) && !run.on_rings(&plan, 3));
+        assert_eq!(
+            ready.as_slice(),
+            &[
+                Ready::Node(0),
+                Ready::Node(1),
+                Ready::Node(2),
+                Ready::Node(3)
+            ]
+        );
+        Ok(())
+    }
+
+    #[test]
+    fn room_for_early_nodes() -> Result {
+        // Three ready nodes on ring 0, with a window of two.
+        let nodes = [normal(0, 5), normal(0, 5), normal(0, 5), normal(1, 5)];
+        let plan = Plan::new(&nodes, &[], 2, GFP_KERNEL)?;
+        let mut set = ready_set(&plan, 2)?;
+        assert!(set.has_room(0) && set.has_room(1));
+        assert!(!set.has_room(2));
+        for v in 0..3 {
+            set.insert(&plan, Ready::Node(v), Ready::Node(v))
+                .map_err(|_| EINVAL)?;
+        }
+        // Ready nodes wait for ring 0.
+        assert!(!set.has_room(0));
+        assert!(set.next_release().is_some());
+        assert!(set.next_release().is_some());
+        // The window is full, and one node still waits.
+        assert!(!set.has_room(0));
+        set.finished(0);
+        assert!(set.next_release().is_some());
+        // Nothing waits, but the window is full again.
+        assert!(!set.has_room(0));
+        set.finished(0);
+        assert!(set.has_room(0));
+        assert!(set.has_room(1));
+        Ok(())
+    }
+
+    #[test]
+    fn gang_waits_for_nodes_outside() -> Result {
+        // A gang on rings 0 and 1; ring 1 runs a node handed to it outside of the set.
+        let nodes = [node(0, Class::Normal, 1, 5), node(1, Class::Normal, 1, 5)];
+        let plan = Plan::new(&nodes, &[], 3, GFP_KERNEL)?;
+        let mut set = ready_set(&plan, 2)?;
+        set.released_outside(1);
+        set.insert(&plan, Ready::Gang(0), Ready::Gang(0))
+            .map_err(|_| EINVAL)?;
+        // The gang waits for ring 1 to be idle, and no node goes outside onto its rings
+        // meanwhile; ring 2 is not the gang's.
+        assert!(set.next_release().is_none());
+        assert!(!set.has_room(0) && !set.has_room(1));
+        assert!(set.has_room(2));
+        set.finished_outside(1);
+        assert_eq!(
+            set.next_release(),
+            Some(Release::Gang {
+                rings: 0b11,
+                item: Ready::Gang(0)
+            })
+        );
+        Ok(())
+    }
+
+    #[test]
+    fn on_rings_after_unreleased_completion() -> Result {
+        // A predecessor that completes without being released to its ring (e.g. with the error
+        // of its own predecessor) no longer holds its successor off its ring.
+        let nodes = [normal(0, 5), normal(1, 5), normal(2, 5)];
+        let plan = Plan::new(&nodes, &[(0, 1), (2, 1)], 3, GFP_KERNEL)?;
+        let mut run = Run::new(&plan, GFP_KERNEL)?;
+        run.start(&plan, |_| {});
+        run.complete(&plan, 0, |_| {});
+        assert!(!run.on_rings(&plan, 1));
+        run.release(&plan, 2, |_| {});
+        assert!(run.on_rings(&plan, 1));
+        // Released later all the same, the completed node is not counted twice.
+        run.release(&plan, 0, |_| {});
+        assert!(run.on_rings(&plan, 1));
+        run.complete(&plan, 2, |_| {});
+        assert!(!run.on_rings(&plan, 1));
+        Ok(())
+    }
+
+    // series: end
     #[test]
     fn class_order() -> Result {
         // Independent nodes on one ring; the batch ones have the highest ranks.

@@ -7241,3 +7241,125 @@ TEST_F_TIMEOUT(tas, completed_launch_lets_go_of_bound_buffers, 120)
 	ASSERT_EQ(0, tas_write_u64(TAS_CGROUP_ROOT, "cgroup.procs", getpid()));
 }
 /* series: end */
+/* series: from tas-early-tests */
+
+/*
+ * A chain over rings 0, 1 and 2: node 0 runs for 50 ms, nodes 1 and 2
+ * follow it. The dispatcher hands nodes 1 and 2 to their rings while node 0
+ * runs, so each becomes ready when its predecessor's fence signals (ready_ns
+ * is that fence's timestamp), not when the dispatcher learns of the
+ * completion, which is later. Node 3 on ring 1 becomes ready after node 4 on
+ * ring 3, while node 1 waits on ring 1: the waiting node does not hold it
+ * up, and it completes while node 0 still runs.
+ */
+TEST_F(tas, early_release_on_ring)
+{
+	struct drm_tas_node_info info[5];
+	struct drm_tas_node nodes[5];
+	struct drm_tas_edge edges[3];
+	struct drm_tas_sync signal;
+	__u32 syncobj, done;
+	__u64 graph_id;
+	int i;
+
+	if (self->num_rings < 4)
+		SKIP(return, "fewer than 4 rings");
+	ASSERT_EQ(0, tas_syncobj_create(self->fd, 0, &syncobj));
+	tas_node_init(&nodes[0], 0, DRM_TAS_OP_NOP, 50 * TAS_NSEC_PER_MSEC);
+	tas_node_init(&nodes[1], 1, DRM_TAS_OP_NOP, TAS_NSEC_PER_MSEC);
+	tas_node_init(&nodes[2], 2, DRM_TAS_OP_NOP, TAS_NSEC_PER_MSEC);
+	tas_node_init(&nodes[3], 1, DRM_TAS_OP_NOP, TAS_NSEC_PER_MSEC);
+	tas_node_init(&nodes[4], 3, DRM_TAS_OP_NOP, TAS_NSEC_PER_MSEC);
+	tas_edge_init(&edges[0], 0, 1);
+	tas_edge_init(&edges[1], 1, 2);
+	tas_edge_init(&edges[2], 4, 3);
+	tas_sync_init(&signal, syncobj, DRM_TAS_NODE_GRAPH, 0);
+
+	ASSERT_EQ(0, tas_submit(self->fd, nodes, 5, edges, 3, NULL, 0,
+				&signal, 1, &graph_id));
+	ASSERT_EQ(0, tas_syncobj_wait_graph(self->fd, syncobj));
+	ASSERT_EQ(0, tas_graph_info(self->fd, graph_id, info, 5, &done));
+	EXPECT_EQ(1U, done);
+	for (i = 0; i < 5; i++)
+		EXPECT_EQ(0, info[i].error);
+	TH_LOG("node 1 started %lld us after node 0 finished, node 2 %lld us after node 1",
+	       ((long long)info[1].started_ns -
+		(long long)info[0].finished_ns) / 1000,
+	       ((long long)info[2].started_ns -
+		(long long)info[1].finished_ns) / 1000);
+	EXPECT_EQ(info[0].finished_ns, info[1].ready_ns);
+	EXPECT_EQ(info[1].finished_ns, info[2].ready_ns);
+	EXPECT_GE(info[1].started_ns, info[1].ready_ns);
+	EXPECT_GE(info[2].started_ns, info[2].ready_ns);
+	EXPECT_LT(info[3].finished_ns, info[0].finished_ns);
+	tas_syncobj_destroy(self->fd, syncobj);
+}
+
+/*
+ * The scheduler times out the first job of a ring's pending list, which an
+ * early node is from the moment it goes to its ring. With the job timeout T:
+ *
+ * - node 1 (0.5 T on ring 1) after node 0 (0.8 T on ring 0) waits 0.8 T on
+ *   its ring, then runs: it must complete, as it ran for less than T;
+ * - in a second graph, node 1 waits for node 0 (0.9 T) on ring 1 while node
+ *   3 (3 T, released after node 2 on ring 2) runs there: node 3 must fail
+ *   with -ETIMEDOUT although the scheduler looks only at the early node.
+ */
+TEST_F(tas, early_node_timeout)
+{
+	struct drm_tas_node_info info[4];
+	struct drm_tas_node nodes[4];
+	struct drm_tas_edge edges[2];
+	struct drm_tas_sync signal;
+	__u64 timeout = 0, max_duration = 0, graph_id;
+	__u32 syncobj, done;
+
+	if (self->num_rings < 3)
+		SKIP(return, "fewer than 3 rings");
+	ASSERT_EQ(0, tas_get_param(self->fd, DRM_TAS_PARAM_JOB_TIMEOUT_NS, 0,
+				   &timeout));
+	ASSERT_EQ(0, tas_get_param(self->fd, DRM_TAS_PARAM_MAX_DURATION_NS, 0,
+				   &max_duration));
+	if (!timeout || timeout > 2 * TAS_NSEC_PER_SEC ||
+	    max_duration < 3 * timeout)
+		SKIP(return, "job timeout of %llu ns", (unsigned long long)timeout);
+	ASSERT_EQ(0, tas_syncobj_create(self->fd, 0, &syncobj));
+	tas_sync_init(&signal, syncobj, DRM_TAS_NODE_GRAPH, 0);
+
+	tas_node_init(&nodes[0], 0, DRM_TAS_OP_NOP, timeout * 8 / 10);
+	tas_node_init(&nodes[1], 1, DRM_TAS_OP_NOP, timeout / 2);
+	tas_edge_init(&edges[0], 0, 1);
+	ASSERT_EQ(0, tas_submit(self->fd, nodes, 2, edges, 1, NULL, 0,
+				&signal, 1, &graph_id));
+	ASSERT_EQ(0, tas_syncobj_wait_graph(self->fd, syncobj));
+	ASSERT_EQ(0, tas_graph_info(self->fd, graph_id, info, 2, &done));
+	EXPECT_EQ(1U, done);
+	EXPECT_EQ(0, info[0].error);
+	EXPECT_EQ(0, info[1].error);
+	/* It went to its ring early. */
+	EXPECT_EQ(info[0].finished_ns, info[1].ready_ns);
+
+	tas_node_init(&nodes[0], 0, DRM_TAS_OP_NOP, timeout * 9 / 10);
+	tas_node_init(&nodes[1], 1, DRM_TAS_OP_NOP, TAS_NSEC_PER_MSEC);
+	tas_node_init(&nodes[2], 2, DRM_TAS_OP_NOP, TAS_NSEC_PER_MSEC);
+	tas_node_init(&nodes[3], 1, DRM_TAS_OP_NOP, 3 * timeout);
+	tas_edge_init(&edges[0], 0, 1);
+	tas_edge_init(&edges[1], 2, 3);
+	ASSERT_EQ(0, tas_submit(self->fd, nodes, 4, edges, 2, NULL, 0,
+				&signal, 1, &graph_id));
+	ASSERT_EQ(0, tas_syncobj_wait_graph(self->fd, syncobj));
+	ASSERT_EQ(0, tas_graph_info(self->fd, graph_id, info, 4, &done));
+	EXPECT_EQ(1U, done);
+	EXPECT_EQ(0, info[0].error);
+	EXPECT_EQ(0, info[1].error);
+	EXPECT_EQ(0, info[2].error);
+	EXPECT_EQ(-ETIMEDOUT, info[3].error);
+	EXPECT_EQ(info[0].finished_ns, info[1].ready_ns);
+	TH_LOG("node 3 stopped after %llu ms, the timeout is %llu ms",
+	       (unsigned long long)(info[3].finished_ns - info[3].started_ns) /
+		       TAS_NSEC_PER_MSEC,
+	       (unsigned long long)timeout / TAS_NSEC_PER_MSEC);
+	EXPECT_GT(3 * timeout, info[3].finished_ns - info[3].started_ns);
+	tas_syncobj_destroy(self->fd, syncobj);
+}
+/* series: end */
