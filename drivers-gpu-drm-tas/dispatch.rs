@@ -245,11 +245,6 @@ struct Slot {
     error: Option<Error>,
     /// When the node became ready, for the scheduler's trace events.
     ready_at: Option<Instant<Monotonic>>,
-    // series: from tas-early
-    /// Whether the node was handed to its ring before its predecessors finished (see
-    /// [`State::release_early`]): it is not in the ready set and takes no window of its ring.
-    early: bool,
-    // series: end
     // series: from tas-host
     /// For a host node, where it is; `None` for a node of a device ring.
     host: Option<Host>,
@@ -593,6 +588,19 @@ fn disarm(job: Job<'static, NodeJob>) -> Job<'static, NodeJob> {
     job
 }
 
+// series: from tas-early
+/// Adds `finished`, the finished fence of node `v`, pushed, to the ring waits of its successors
+/// (see [`NodeExec::wait_on_ring`]); once it has signalled, they are.
+///
+/// Cannot fail: a node is created with room for every predecessor, and it is not released before
+/// its predecessors, so it has not let go of them. A host node waits for none.
+fn add_ring_waits(plan: &Plan, slots: &[Slot], v: u32, finished: &ARef<Fence>) {
+    for &w in plan.succ(v) {
+        let _ = slots[w as usize].exec.add_pipe_dep(finished.clone());
+    }
+}
+
+// series: end
 /// Records that `r` of launch `l` became ready at `now` and inserts it into `set`.
 fn on_ready(
     set: &mut ReadySet<(u32, Ready)>,
@@ -606,7 +614,7 @@ fn on_ready(
     // An early node is on its ring already, which has seen or will see it become ready when the
     // fence it waits for signalled; it may even have completed.
     if let Ready::Node(v) = r {
-        if slots[v as usize].early {
+        if slots[v as usize].exec.is_early() {
             return;
         }
     }
@@ -697,7 +705,7 @@ impl State {
         set.finished(plan.ring(v));
         // series: end
         // series: from tas-early
-        if slots[v as usize].early {
+        if slots[v as usize].exec.is_early() {
             set.finished_outside(plan.ring(v));
         } else {
             set.finished(plan.ring(v));
@@ -866,12 +874,8 @@ impl State {
         // series: end
         // series: from tas-early
         // So do the others, as the waits of a successor that goes to its ring before the node
-        // finishes (see `release_early()`); once it has, they are signalled. Cannot fail: the
-        // node was created with room for every predecessor, and it is not released before its
-        // predecessors, so it has not let go of them. A host node waits for none.
-        for &w in plan.succ(v) {
-            let _ = slots[w as usize].exec.add_pipe_dep(finished.clone());
-        }
+        // finishes (see `release_early()`).
+        add_ring_waits(plan, slots, v, &finished);
         // series: end
         let now = now_ns();
         run.release(plan, v, |r| on_ready(set, plan, slots, l, r, now));
@@ -920,7 +924,7 @@ impl State {
                 continue;
             }
             let slot = &mut slots[w as usize];
-            if slot.early || slot.error.is_some() {
+            if slot.exec.is_early() || slot.error.is_some() {
                 continue;
             }
             let Some(job) = slot.job.as_mut() else {
@@ -945,9 +949,9 @@ impl State {
                 continue;
             }
             let Some(mut job) = slot.job.take() else {
+                slot.exec.cancel_ring_wait();
                 continue;
             };
-            slot.early = true;
             let now = Instant::<Monotonic>::now();
             // The trace events see the node as ready when it goes to its ring.
             job.set_graph_info(now, now, plan.depth(w));
@@ -956,9 +960,7 @@ impl State {
             set.released_outside(plan.ring(w));
             // As in `release_node()`; the successors over pipelined edges also wait for it to
             // finish, as they do not go to its entity.
-            for &x in plan.succ(w) {
-                let _ = slots[x as usize].exec.add_pipe_dep(finished.clone());
-            }
+            add_ring_waits(plan, slots, w, &finished);
             run.release_early(plan, w);
             released[n] = w;
             n += 1;
@@ -1332,9 +1334,6 @@ impl Dispatcher {
                     out: None,
                     error: None,
                     ready_at: None,
-                    // series: from tas-early
-                    early: false,
-                    // series: end
                 },
                 client_gfp(),
             )?;

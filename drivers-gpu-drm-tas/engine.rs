@@ -1536,6 +1536,11 @@ impl NodeExec {
         true
     }
 
+    /// Whether the node waits, or waited, on its ring (see [`NodeExec::wait_on_ring`]).
+    pub(crate) fn is_early(&self) -> bool {
+        self.early.load(Acquire)
+    }
+
     /// Undoes [`NodeExec::wait_on_ring`], before the node's job is pushed.
     pub(crate) fn cancel_ring_wait(&self) {
         self.early.store(false, Relaxed);
@@ -1597,7 +1602,13 @@ pub(crate) struct Ring {
     /// The job timeout (`u64::MAX` for none), which the ring checks itself while the early
     /// node is the scheduler's first job (see [`NodeJob::timed_out`]).
     timeout_ns: u64,
+    // series: until tas-report-after-start
     /// The node the work item completed last, which its next run reports to the dispatcher.
+    // series: end
+    // series: from tas-report-after-start
+    /// The node the work item completed last, which its next run reports to the dispatcher once
+    /// it has started the ring's next node, or found none (see `report_last()`).
+    // series: end
     #[pin]
     report_next: SpinLock<Option<Arc<NodeExec>>>,
     /// Nodes started by the scheduler and not finished, in order; at most `depth` of them, and
@@ -1790,6 +1801,13 @@ impl Ring {
             self.skip(&node, error);
             return true;
         }
+        // series: from tas-report-after-start
+        // A gang member waits for the rest of its gang before it starts: not with a report held
+        // back.
+        if node.gang.is_some() {
+            self.report_last();
+        }
+        // series: end
         if let Some(error) = node.gang_start() {
             self.skip(&node, error);
             return true;
@@ -1821,6 +1839,21 @@ impl Ring {
     fn report(node: &NodeExec) {
         drop(node.take_ready_done());
     }
+    // series: from tas-report-after-start
+
+    /// Reports the node that the work item completed last (`report_next`), if any.
+    ///
+    /// Called once the ring has started its next node, as a driver's interrupt handler reports
+    /// a completion while the hardware runs on: a report, which releases the node's successors
+    /// to their schedulers, costs the CPU tens of microseconds, which would otherwise pass
+    /// between any two nodes of the ring.
+    fn report_last(&self) {
+        let done = self.report_next.lock().take();
+        if let Some(node) = done {
+            Self::report(&node);
+        }
+    }
+    // series: end
     // series: end
 
     // series: until tas-dispatch
@@ -1867,6 +1900,11 @@ impl Ring {
         // series: from tas-gangs
         if let Some(gang) = &node.gang {
             gang.member_started(start);
+        }
+        // series: end
+        // series: from tas-report-after-start
+        if preemptible {
+            self.report_last();
         }
         // series: end
         // Sleep towards the deadline, not chunk by chunk, so that the wake-up latency of each
@@ -2067,28 +2105,19 @@ impl Ring {
     /// job, if there is one.
     fn abort_overdue(&self, now: u64) {
         let overdue = |since: u64| since != 0 && now.saturating_sub(since) >= self.timeout_ns;
-        let (removed, node) = {
-            let mut fifo = self.fifo.lock();
-            let Some(pos) = fifo.iter().position(|n| match n.started_ns.load(Relaxed) {
+        let node = self
+            .fifo
+            .lock()
+            .iter()
+            .find(|n| match n.started_ns.load(Relaxed) {
                 0 => overdue(n.gang_wait_ns.load(Relaxed)),
                 started => overdue(started),
-            }) else {
-                return;
-            };
-            let node = fifo[pos].clone();
-            // Under the FIFO's lock, as in `abort()`. A node that the work item completed
-            // meanwhile has no fence left, and is left alone.
-            let Some(fence) = node.take_fence() else {
-                return;
-            };
-            fence.signal_with_error(ETIMEDOUT);
-            (fifo.remove(pos).ok(), node)
-        };
-        // Outside of the lock, as in `remove()`.
-        drop(removed);
-        // The fence first, as in `timed_out()`.
-        node.aborted.store(true, Release);
-        node.cancel_gang();
+            })
+            .cloned();
+        // A node that the work item completed meanwhile is left alone.
+        if let Some(node) = node {
+            self.time_out(&node);
+        }
     }
 
     // series: end
@@ -2098,18 +2127,44 @@ impl Ring {
     /// reads the errors of that node's dependencies once it has found it, and a dependency that
     /// has left the FIFO without signalling would look like one without an error. (The work item
     /// itself signals a node after taking it off the FIFO, before it looks for the next one.)
-    fn abort(&self, node: &Arc<NodeExec>, error: Error) {
-        let removed = {
+    ///
+    /// Returns `false` if the node's fence had been signalled already, by the work item that
+    /// completed it or by another abort.
+    fn abort(&self, node: &Arc<NodeExec>, error: Error) -> bool {
+        let (removed, signalled) = {
             let mut fifo = self.fifo.lock();
             let pos = fifo.iter().position(|n| Arc::ptr_eq(n, node));
             let removed = pos.and_then(|pos| fifo.remove(pos).ok());
-            if let Some(fence) = node.take_fence() {
+            let fence = node.take_fence();
+            let signalled = fence.is_some();
+            if let Some(fence) = fence {
                 fence.signal_with_error(error);
             }
-            removed
+            (removed, signalled)
         };
         // Outside of the lock, as in `remove()`.
         drop(removed);
+        signalled
+    }
+
+    /// Stops `node` for its job timeout: signals its fence with `ETIMEDOUT`, then stops it on the
+    /// ring, unless it had completed meanwhile.
+    fn time_out(&self, node: &Arc<NodeExec>) {
+        // The fence first: a ring that sees the node aborted stops it at once, and would
+        // signal it without the error if it found the fence still there.
+        if !self.abort(node, ETIMEDOUT) {
+            return;
+        }
+        // series: until tas-gangs
+        // The worker stops within a chunk and skips the operation.
+        node.aborted.store(true, Release);
+        // series: end
+        // series: from tas-gangs
+        // The worker stops within a chunk and skips the operation; the rest of the gang is
+        // cancelled.
+        node.aborted.store(true, Release);
+        node.cancel_gang();
+        // series: end
     }
 }
 
@@ -2130,12 +2185,25 @@ impl WorkItem for Ring {
         // completes zero-time nodes back to back would otherwise hold up every dispatch on that
         // CPU until its FIFO is empty.
         // series: from tas-early
+        // series: until tas-report-after-start
         let done = this.report_next.lock().take();
         if let Some(node) = done {
             Self::report(&node);
         }
         // series: end
+        // series: end
+        // series: until tas-report-after-start
         if this.process_one() {
+        // series: end
+        // series: from tas-report-after-start
+        let more = this.process_one();
+        // A run that started no node reports the last completion here; one that did, once the
+        // node had started. A run that leaves a completion to report queues the next one.
+        if !more {
+            this.report_last();
+        }
+        if more {
+        // series: end
             let wq = this.wq;
             // Fails only if `run_job` queued the work item again meanwhile, which is as good.
             let _ = wq.enqueue(this);
@@ -2256,19 +2324,7 @@ impl JobImpl for NodeJob {
                 }
             }
             // series: end
-            // The fence first: a ring that sees the node aborted stops it at once, and would
-            // signal it without the error if it found the fence still there.
-            ring.abort(exec, ETIMEDOUT);
-            // series: until tas-gangs
-            // The worker stops within a chunk and skips the operation.
-            exec.aborted.store(true, Release);
-            // series: end
-            // series: from tas-gangs
-            // The worker stops within a chunk and skips the operation; the rest of the gang
-            // is cancelled.
-            exec.aborted.store(true, Release);
-            exec.cancel_gang();
-            // series: end
+            ring.time_out(exec);
         }
     }
     // series: from tas-dispatch

@@ -1232,8 +1232,8 @@ pub(crate) fn instance(
             client_gfp(),
         )?;
         // series: from tas-early
-        // A node that may go to its ring before its predecessors finish: one with one outside
-        // of gangs (see `Run::on_rings()`).
+        // A node that may go to its ring before its predecessors finish: one with predecessors,
+        // outside of gangs (see `Run::on_rings()`).
         if plan.indegree(v) > 0 && plan.gang_of(v).is_none() {
             exec.reserve_ring_wait(client_gfp())?;
         }

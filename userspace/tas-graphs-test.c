@@ -76,6 +76,87 @@ static void test_two_rings(void)
 	tas_graph_free(&g);
 }
 
+/*
+ * The graph of test_two_rings() with dependency gaps of 1 within a ring and
+ * 4 across, and a ring gap of 2: ring 0 runs D (0-30), then A (32-42); B is
+ * released at 46 and runs 46-56. The chain of test_zero_time_chain() with a
+ * gap of 2 within its ring, which the ring gap of 1 does not add to: its
+ * nodes start at 0, 2 and 4, the last at 6, ending at 13.
+ */
+static void test_gaps_schedule(void)
+{
+	static const __u64 gaps[TAS_GAPS] = { 1, 4, 2 };
+	static const __u64 chain_gaps[TAS_GAPS] = { 2, 100, 1 };
+	struct drm_tas_node_info info[4] = { 0 };
+	struct tas_graph g;
+	unsigned int i;
+
+	if (tas_graph_init(&g, 4, 1, 2))
+		abort();
+	node(&g, info, 0, 10, "A");
+	node(&g, info, 1, 10, "B");
+	node(&g, info, 1, 5, "C");
+	node(&g, info, 0, 30, "D");
+	tas_graph_edge(&g, 0, 1);
+	EXPECT_EQ("gaps: two rings", tas_graph_simulate_gaps(&g, info, gaps), 56ULL);
+	tas_graph_free(&g);
+
+	memset(info, 0, sizeof(info));
+	if (tas_graph_init(&g, 4, 3, 1))
+		abort();
+	for (i = 0; i < 4; i++)
+		node(&g, info, 0, i == 3 ? 7 : 0, "z");
+	for (i = 0; i < 3; i++)
+		tas_graph_edge(&g, i, i + 1);
+	EXPECT_EQ("gaps: chain within a ring",
+		  tas_graph_simulate_gaps(&g, info, chain_gaps), 13ULL);
+	tas_graph_free(&g);
+}
+
+/* Node @i of a run started at @start and finished at @end. */
+static void ran_at(struct drm_tas_node_info *info, unsigned int i, __u64 start,
+		   __u64 end)
+{
+	info[i].queued_ns = 1000;
+	info[i].started_ns = start;
+	info[i].finished_ns = end;
+}
+
+/*
+ * The gaps of a run. A (ring 0) ends at 1010. B (ring 1) starts 4 later: a
+ * dependency gap of 4 across rings. C (ring 0) starts 3 later: 3 within a
+ * ring. F (ring 2) starts 3 later too, but waited for E on its ring, which
+ * ended at 1012, not for A: a ring gap of 1. E, the first on its ring and
+ * without predecessors, has none.
+ */
+static void test_dep_gaps(void)
+{
+	struct drm_tas_node_info info[5] = { 0 };
+	struct tas_graph g;
+	__u64 gap[TAS_GAPS];
+
+	if (tas_graph_init(&g, 5, 3, 3))
+		abort();
+	tas_graph_node(&g, 0, 10, "A");
+	tas_graph_node(&g, 1, 10, "B");
+	tas_graph_node(&g, 0, 7, "C");
+	tas_graph_node(&g, 2, 12, "E");
+	tas_graph_node(&g, 2, 2, "F");
+	ran_at(info, 0, 1000, 1010);
+	ran_at(info, 1, 1014, 1024);
+	ran_at(info, 2, 1013, 1020);
+	ran_at(info, 3, 1000, 1012);
+	ran_at(info, 4, 1013, 1015);
+	tas_graph_edge(&g, 0, 1);
+	tas_graph_edge(&g, 0, 2);
+	tas_graph_edge(&g, 0, 4);
+	EXPECT_EQ("gaps: computed", tas_graph_dep_gaps(&g, info, gap), 0);
+	EXPECT_EQ("dependency gaps: within a ring", gap[TAS_GAP_WITHIN], 3ULL);
+	EXPECT_EQ("dependency gaps: across rings", gap[TAS_GAP_ACROSS], 4ULL);
+	EXPECT_EQ("ring gaps", gap[TAS_GAP_RING], 1ULL);
+	tas_graph_free(&g);
+}
+
 /* A chain of three zero-time nodes, then one of 7: the chain costs nothing. */
 static void test_zero_time_chain(void)
 {
@@ -224,6 +305,8 @@ int main(int argc, char **argv)
 	test_two_rings();
 	test_zero_time_chain();
 	test_fan_in();
+	test_gaps_schedule();
+	test_dep_gaps();
 	test_transformer();
 	test_load_errors();
 	if (argc > 1)

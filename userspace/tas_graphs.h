@@ -311,14 +311,31 @@ static inline __u64 tas_graph_critical_path(struct tas_graph *g,
 }
 
 /*
- * The makespan of @g scheduled with no dispatch cost at all: each node takes
- * the time it executed in @info; whenever a ring is idle it starts, of its
- * nodes whose predecessors have finished, the one with the longest path to
- * the end of the graph (what the dispatcher does, less its own cost). Edges
- * must go from lower to higher node indices. 0 if out of memory.
+ * The gaps of a schedule, in ns: a dependency's, from the end of the
+ * predecessor to the release of the successor, within a ring or across
+ * rings; a ring's, from the end of one node to the start of the next one
+ * that was ready by then.
  */
-static inline __u64 tas_graph_simulate(struct tas_graph *g,
-				       const struct drm_tas_node_info *info)
+enum { TAS_GAP_WITHIN, TAS_GAP_ACROSS, TAS_GAP_RING, TAS_GAPS };
+
+/* The delay of edge @j of @g in @gap (TAS_GAP_WITHIN or TAS_GAP_ACROSS). */
+static inline __u64 tas_edge_gap(const struct tas_graph *g, unsigned int j,
+				 const __u64 gap[TAS_GAPS])
+{
+	return gap[g->nodes[g->edges[j].from].ring != g->nodes[g->edges[j].to].ring];
+}
+
+/*
+ * The makespan of @g scheduled as the dispatcher schedules it, with the gaps
+ * of @gap (TAS_GAP_*) and no other cost: each node takes the time it executed
+ * in @info; whenever a ring is free it starts, of its nodes whose
+ * predecessors have been released, the one with the longest path to the end
+ * of the graph. Edges must go from lower to higher node indices. 0 if out of
+ * memory.
+ */
+static inline __u64 tas_graph_simulate_gaps(struct tas_graph *g,
+					    const struct drm_tas_node_info *info,
+					    const __u64 gap[TAS_GAPS])
 {
 	__u64 *level = calloc(g->n, sizeof(*level));
 	__u64 *done = calloc(g->n, sizeof(*done));
@@ -347,12 +364,12 @@ static inline __u64 tas_graph_simulate(struct tas_graph *g,
 		__u64 next = ~0ULL;
 		int started = 0;
 
-		/* Predecessors that finished by now release their successors. */
+		/* Predecessors that finished a gap ago release their successors. */
 		for (j = 0; j < g->e; j++) {
 			unsigned int from = g->edges[j].from;
 
-			if (done[from] && done[from] - 1 <= now &&
-			    !released[j]) {
+			if (done[from] && !released[j] &&
+			    done[from] - 1 + tas_edge_gap(g, j, gap) <= now) {
 				released[j] = 1;
 				preds[g->edges[j].to]--;
 			}
@@ -369,19 +386,29 @@ static inline __u64 tas_graph_simulate(struct tas_graph *g,
 					best = k;
 			if (best == g->n)
 				continue;
-			ring_free[i] = now + tas_exec_ns(&info[best]);
-			done[best] = ring_free[i] + 1;
-			if (ring_free[i] > end)
-				end = ring_free[i];
+			done[best] = now + tas_exec_ns(&info[best]) + 1;
+			ring_free[i] = done[best] - 1 + gap[TAS_GAP_RING];
+			if (done[best] - 1 > end)
+				end = done[best] - 1;
 			left--;
 			started = 1;
 		}
 		if (started)
 			continue;
-		/* Nothing startable now: on to the next finish. */
+		/* Nothing startable now: on to the next finish, free ring or release. */
 		for (i = 0; i < g->n; i++)
 			if (done[i] && done[i] - 1 > now && done[i] - 1 < next)
 				next = done[i] - 1;
+		for (i = 0; i < TAS_MAX_RINGS; i++)
+			if (ring_free[i] > now && ring_free[i] < next)
+				next = ring_free[i];
+		for (j = 0; j < g->e; j++) {
+			unsigned int from = g->edges[j].from;
+			__u64 at = done[from] - 1 + tas_edge_gap(g, j, gap);
+
+			if (done[from] && !released[j] && at > now && at < next)
+				next = at;
+		}
 		if (next == ~0ULL)
 			break;	/* a cycle: cannot happen with sorted edges */
 		now = next;
@@ -392,6 +419,86 @@ out:
 	free(preds);
 	free(released);
 	return end;
+}
+
+/*
+ * The makespan of @g scheduled with no dispatch cost at all: the schedule of
+ * tas_graph_simulate_gaps() without gaps (what the dispatcher does, less its
+ * own cost). 0 if out of memory.
+ */
+static inline __u64 tas_graph_simulate(struct tas_graph *g,
+				       const struct drm_tas_node_info *info)
+{
+	static const __u64 none[TAS_GAPS] = { 0 };
+
+	return tas_graph_simulate_gaps(g, info, none);
+}
+
+static inline int tas_u64_cmp(const void *a, const void *b)
+{
+	__u64 x = *(const __u64 *)a, y = *(const __u64 *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/*
+ * The median gaps of a run of @g in @info (TAS_GAP_*), in ns, into @gap. A
+ * node's gap is the time from the later of the end of its last predecessor
+ * and the end of the node before it on its ring to its start: a ring gap if
+ * the ring's node ended last, else a dependency gap. 0 where no node had
+ * such a gap; -ENOMEM if out of memory.
+ */
+static inline int tas_graph_dep_gaps(const struct tas_graph *g,
+				     const struct drm_tas_node_info *info,
+				     __u64 gap[TAS_GAPS])
+{
+	unsigned int count[TAS_GAPS] = { 0 }, v, u, j, c;
+	__u64 *gaps[TAS_GAPS];
+	int ret = 0;
+
+	for (c = 0; c < TAS_GAPS; c++) {
+		gap[c] = 0;
+		gaps[c] = calloc(g->n ? g->n : 1, sizeof(__u64));
+		if (!gaps[c])
+			ret = -ENOMEM;
+	}
+	for (v = 0; !ret && v < g->n; v++) {
+		unsigned int last = g->n;
+		__u64 pred_end = 0, ring_end = 0;
+
+		for (j = 0; j < g->e; j++) {
+			u = g->edges[j].from;
+			if (g->edges[j].to == v &&
+			    (last == g->n || info[u].finished_ns > info[last].finished_ns))
+				last = u;
+		}
+		if (last != g->n)
+			pred_end = info[last].finished_ns;
+		for (u = 0; u < g->n; u++)
+			if (u != v && g->nodes[u].ring == g->nodes[v].ring &&
+			    info[u].finished_ns <= info[v].started_ns &&
+			    info[u].finished_ns > ring_end)
+				ring_end = info[u].finished_ns;
+		if (!pred_end && !ring_end)
+			continue;
+		if (ring_end > pred_end) {
+			c = TAS_GAP_RING;
+		} else {
+			if (info[v].started_ns < pred_end)
+				continue;
+			c = g->nodes[last].ring == g->nodes[v].ring ? TAS_GAP_WITHIN :
+								      TAS_GAP_ACROSS;
+		}
+		gaps[c][count[c]++] = info[v].started_ns - (ring_end > pred_end ? ring_end : pred_end);
+	}
+	for (c = 0; c < TAS_GAPS; c++) {
+		if (!ret && count[c]) {
+			qsort(gaps[c], count[c], sizeof(__u64), tas_u64_cmp);
+			gap[c] = gaps[c][count[c] / 2];
+		}
+		free(gaps[c]);
+	}
+	return ret;
 }
 
 static inline int tas_wait_syncobj(int fd, __u32 handle, __u64 point,
@@ -638,6 +745,11 @@ struct tas_graph_stats {
 	/* The makespan of tas_graph_simulate(): no dispatch cost. */
 	__u64 ideal;
 	double ideal_ratio;	/* makespan / ideal */
+	/* The median gaps of the run (tas_graph_dep_gaps(), TAS_GAP_*). */
+	__u64 dep_gap[TAS_GAPS];
+	/* The makespan of tas_graph_simulate_gaps() with those gaps. */
+	__u64 gap_ideal;
+	double gap_ideal_ratio;	/* makespan / gap_ideal */
 	double ratio;	/* makespan / max(critical path, work / rings) */
 	/*
 	 * makespan / max(critical path, busiest ring's work): nodes are pinned
@@ -678,6 +790,9 @@ static inline void tas_graph_measure(struct tas_graph *g,
 	st->bound_ratio = lower ? (double)st->makespan / lower : 0;
 	st->ideal = tas_graph_simulate(g, info);
 	st->ideal_ratio = st->ideal ? (double)st->makespan / st->ideal : 0;
+	if (!tas_graph_dep_gaps(g, info, st->dep_gap))
+		st->gap_ideal = tas_graph_simulate_gaps(g, info, st->dep_gap);
+	st->gap_ideal_ratio = st->gap_ideal ? (double)st->makespan / st->gap_ideal : 0;
 }
 
 /* Submits @g, waits for it and measures it; returns 0 or -errno. */
