@@ -589,11 +589,12 @@ fn disarm(job: Job<'static, NodeJob>) -> Job<'static, NodeJob> {
 }
 
 // series: from tas-early
-/// Adds `finished`, the finished fence of node `v`, pushed, to the ring waits of its successors
-/// (see [`NodeExec::wait_on_ring`]); once it has signalled, they are.
+/// Adds `finished`, the finished fence of node `v`, which was just pushed, to the ring waits of
+/// its successors (see [`NodeExec::wait_on_ring`]).
 ///
-/// Cannot fail: a node is created with room for every predecessor, and it is not released before
-/// its predecessors, so it has not let go of them. A host node waits for none.
+/// Cannot fail for a node of a device ring: it is created with room for every predecessor, and
+/// it is not released before its predecessors, so it has not let go of them. A host node has no
+/// room and waits for none: adding to it fails, which is ignored.
 fn add_ring_waits(plan: &Plan, slots: &[Slot], v: u32, finished: &ARef<Fence>) {
     for &w in plan.succ(v) {
         let _ = slots[w as usize].exec.add_pipe_dep(finished.clone());

@@ -1536,7 +1536,8 @@ impl NodeExec {
         true
     }
 
-    /// Whether the node waits, or waited, on its ring (see [`NodeExec::wait_on_ring`]).
+    /// Whether the node waits, or waited, on its ring (see [`NodeExec::wait_on_ring`]): such a
+    /// node is not in the dispatcher's ready set and takes no window of its ring.
     pub(crate) fn is_early(&self) -> bool {
         self.early.load(Acquire)
     }
@@ -1607,7 +1608,8 @@ pub(crate) struct Ring {
     // series: end
     // series: from tas-report-after-start
     /// The node the work item completed last, which its next run reports to the dispatcher once
-    /// it has started the ring's next node, or found none (see `report_last()`).
+    /// it has started the ring's next node, or before it skips that node or finds none (see
+    /// `report_last()`).
     // series: end
     #[pin]
     report_next: SpinLock<Option<Arc<NodeExec>>>,
@@ -1798,6 +1800,10 @@ impl Ring {
             // A dependency failed: the node does not run and carries the error on, and
             // cancels its gang.
             node.cancel_gang();
+            // series: from tas-report-after-start
+            // The last completion first, as the node will not start.
+            self.report_last();
+            // series: end
             self.skip(&node, error);
             return true;
         }
@@ -2012,8 +2018,15 @@ impl Ring {
         }
         // series: end
         // series: from tas-early
+        // series: until tas-report-after-start
         // Reported by the work item's next run, which the rings' work items queued by the signal
         // (see `Kick`) go before: an early node that waited for this one starts first.
+        // series: end
+        // series: from tas-report-after-start
+        // Reported by the work item's next run, which the rings' work items queued by the signal
+        // (see `Kick`) go before, once it has started the ring's next node: an early node that
+        // waited for this one starts first, and so does this ring's next node.
+        // series: end
         if signalled.is_some() {
             if preemptible {
                 let older = self.report_next.lock().replace(node.clone());
@@ -2128,8 +2141,8 @@ impl Ring {
     /// has left the FIFO without signalling would look like one without an error. (The work item
     /// itself signals a node after taking it off the FIFO, before it looks for the next one.)
     ///
-    /// Returns `false` if the node's fence had been signalled already, by the work item that
-    /// completed it or by another abort.
+    /// Returns `false` if the node's fence had been taken already: by the work item that
+    /// completed or skipped the node, or by another abort.
     fn abort(&self, node: &Arc<NodeExec>, error: Error) -> bool {
         let (removed, signalled) = {
             let mut fifo = self.fifo.lock();
@@ -2192,21 +2205,18 @@ impl WorkItem for Ring {
         }
         // series: end
         // series: end
-        // series: until tas-report-after-start
-        if this.process_one() {
-        // series: end
         // series: from tas-report-after-start
-        let more = this.process_one();
-        // A run that started no node reports the last completion here; one that did, once the
-        // node had started. A run that leaves a completion to report queues the next one.
-        if !more {
-            this.report_last();
-        }
-        if more {
+        // A run that found a node has reported the last completion (see `report_last()`) and
+        // may leave one to report: it queues the next run. One that found none reports here.
         // series: end
+        if this.process_one() {
             let wq = this.wq;
             // Fails only if `run_job` queued the work item again meanwhile, which is as good.
             let _ = wq.enqueue(this);
+        // series: from tas-report-after-start
+        } else {
+            this.report_last();
+        // series: end
         }
         // series: end
     }

@@ -123,37 +123,48 @@ static void ran_at(struct drm_tas_node_info *info, unsigned int i, __u64 start,
 }
 
 /*
- * The gaps of a run. A (ring 0) ends at 1010. B (ring 1) starts 4 later: a
- * dependency gap of 4 across rings. C (ring 0) starts 3 later: 3 within a
+ * The gaps of a run. A (ring 0) ends at 1010. B (ring 1) starts 7 later: a
+ * dependency gap of 7 across rings. C (ring 0) starts 3 later: 3 within a
  * ring. F (ring 2) starts 3 later too, but waited for E on its ring, which
  * ended at 1012, not for A: a ring gap of 1. E, the first on its ring and
- * without predecessors, has none.
+ * without predecessors, has none. H (ring 3) waits for A and C, and starts
+ * 6 after C, its last predecessor: 6 across rings. I (ring 3) waits for B,
+ * which ended at 1027, and starts 3 after H, which ended later: a ring gap
+ * of 3. The medians of two are the upper ones, of the sorted gaps: 7 across
+ * rings (of 7 and 6), 3 on a ring (of 1 and 3).
  */
 static void test_dep_gaps(void)
 {
-	struct drm_tas_node_info info[5] = { 0 };
+	struct drm_tas_node_info info[7] = { 0 };
 	struct tas_graph g;
 	__u64 gap[TAS_GAPS];
 
-	if (tas_graph_init(&g, 5, 3, 3))
+	if (tas_graph_init(&g, 7, 6, 4))
 		abort();
 	tas_graph_node(&g, 0, 10, "A");
 	tas_graph_node(&g, 1, 10, "B");
 	tas_graph_node(&g, 0, 7, "C");
 	tas_graph_node(&g, 2, 12, "E");
 	tas_graph_node(&g, 2, 2, "F");
+	tas_graph_node(&g, 3, 1, "H");
+	tas_graph_node(&g, 3, 1, "I");
 	ran_at(info, 0, 1000, 1010);
-	ran_at(info, 1, 1014, 1024);
+	ran_at(info, 1, 1017, 1027);
 	ran_at(info, 2, 1013, 1020);
 	ran_at(info, 3, 1000, 1012);
 	ran_at(info, 4, 1013, 1015);
+	ran_at(info, 5, 1026, 1028);
+	ran_at(info, 6, 1031, 1032);
 	tas_graph_edge(&g, 0, 1);
 	tas_graph_edge(&g, 0, 2);
 	tas_graph_edge(&g, 0, 4);
+	tas_graph_edge(&g, 0, 5);
+	tas_graph_edge(&g, 2, 5);
+	tas_graph_edge(&g, 1, 6);
 	EXPECT_EQ("gaps: computed", tas_graph_dep_gaps(&g, info, gap), 0);
 	EXPECT_EQ("dependency gaps: within a ring", gap[TAS_GAP_WITHIN], 3ULL);
-	EXPECT_EQ("dependency gaps: across rings", gap[TAS_GAP_ACROSS], 4ULL);
-	EXPECT_EQ("ring gaps", gap[TAS_GAP_RING], 1ULL);
+	EXPECT_EQ("dependency gaps: across rings", gap[TAS_GAP_ACROSS], 7ULL);
+	EXPECT_EQ("ring gaps", gap[TAS_GAP_RING], 3ULL);
 	tas_graph_free(&g);
 }
 

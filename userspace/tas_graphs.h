@@ -311,10 +311,10 @@ static inline __u64 tas_graph_critical_path(struct tas_graph *g,
 }
 
 /*
- * The gaps of a schedule, in ns: a dependency's, from the end of the
- * predecessor to the release of the successor, within a ring or across
- * rings; a ring's, from the end of one node to the start of the next one
- * that was ready by then.
+ * The gaps of a schedule, in ns: a dependency's, from the end of a node's
+ * last predecessor to the node's start, within a ring or across rings; a
+ * ring's, from the end of one node to the start of the next one, whose
+ * predecessors had all ended by then.
  */
 enum { TAS_GAP_WITHIN, TAS_GAP_ACROSS, TAS_GAP_RING, TAS_GAPS };
 
@@ -328,10 +328,11 @@ static inline __u64 tas_edge_gap(const struct tas_graph *g, unsigned int j,
 /*
  * The makespan of @g scheduled as the dispatcher schedules it, with the gaps
  * of @gap (TAS_GAP_*) and no other cost: each node takes the time it executed
- * in @info; whenever a ring is free it starts, of its nodes whose
- * predecessors have been released, the one with the longest path to the end
- * of the graph. Edges must go from lower to higher node indices. 0 if out of
- * memory.
+ * in @info; an edge is released its dependency gap after its predecessor
+ * ended; a ring is free its ring gap after its last node ended, and then
+ * starts, of its nodes whose edges have all been released, the one with the
+ * longest path to the end of the graph. Edges must go from lower to higher
+ * node indices. 0 if out of memory.
  */
 static inline __u64 tas_graph_simulate_gaps(struct tas_graph *g,
 					    const struct drm_tas_node_info *info,
@@ -404,9 +405,12 @@ static inline __u64 tas_graph_simulate_gaps(struct tas_graph *g,
 				next = ring_free[i];
 		for (j = 0; j < g->e; j++) {
 			unsigned int from = g->edges[j].from;
-			__u64 at = done[from] - 1 + tas_edge_gap(g, j, gap);
+			__u64 at;
 
-			if (done[from] && !released[j] && at > now && at < next)
+			if (!done[from] || released[j])
+				continue;
+			at = done[from] - 1 + tas_edge_gap(g, j, gap);
+			if (at > now && at < next)
 				next = at;
 		}
 		if (next == ~0ULL)
@@ -442,11 +446,13 @@ static inline int tas_u64_cmp(const void *a, const void *b)
 }
 
 /*
- * The median gaps of a run of @g in @info (TAS_GAP_*), in ns, into @gap. A
- * node's gap is the time from the later of the end of its last predecessor
- * and the end of the node before it on its ring to its start: a ring gap if
- * the ring's node ended last, else a dependency gap. 0 where no node had
- * such a gap; -ENOMEM if out of memory.
+ * The median gaps of a run of @g in @info (TAS_GAP_*), in ns, into @gap (the
+ * upper median of an even count). A node's gap is the time from the later of
+ * the end of its last predecessor and the end of the node before it on its
+ * ring to its start: a ring gap if the ring's node ended last, else a
+ * dependency gap. A ring gap also holds what a dependency that had ended
+ * before it still took to release the node, which the timestamps do not
+ * tell apart. 0 where no node had such a gap; -ENOMEM if out of memory.
  */
 static inline int tas_graph_dep_gaps(const struct tas_graph *g,
 				     const struct drm_tas_node_info *info,
@@ -479,17 +485,14 @@ static inline int tas_graph_dep_gaps(const struct tas_graph *g,
 			    info[u].finished_ns <= info[v].started_ns &&
 			    info[u].finished_ns > ring_end)
 				ring_end = info[u].finished_ns;
-		if (!pred_end && !ring_end)
-			continue;
 		if (ring_end > pred_end) {
 			c = TAS_GAP_RING;
-		} else {
-			if (info[v].started_ns < pred_end)
-				continue;
+			gaps[c][count[c]++] = info[v].started_ns - ring_end;
+		} else if (pred_end && info[v].started_ns >= pred_end) {
 			c = g->nodes[last].ring == g->nodes[v].ring ? TAS_GAP_WITHIN :
 								      TAS_GAP_ACROSS;
+			gaps[c][count[c]++] = info[v].started_ns - pred_end;
 		}
-		gaps[c][count[c]++] = info[v].started_ns - (ring_end > pred_end ? ring_end : pred_end);
 	}
 	for (c = 0; c < TAS_GAPS; c++) {
 		if (!ret && count[c]) {
