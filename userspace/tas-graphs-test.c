@@ -41,6 +41,37 @@ static void node(struct tas_graph *g, struct drm_tas_node_info *info,
 }
 
 /*
+ * Builds the graph of test_two_rings() into @g, each node run for its
+ * duration in @info.
+ */
+static void two_rings(struct tas_graph *g, struct drm_tas_node_info *info)
+{
+	if (tas_graph_init(g, 4, 1, 2))
+		abort();
+	node(g, info, 0, 10, "A");
+	node(g, info, 1, 10, "B");
+	node(g, info, 1, 5, "C");
+	node(g, info, 0, 30, "D");
+	tas_graph_edge(g, 0, 1);
+}
+
+/*
+ * Builds the graph of test_zero_time_chain() into @g, each node run for its
+ * duration in @info.
+ */
+static void zero_time_chain(struct tas_graph *g, struct drm_tas_node_info *info)
+{
+	unsigned int i;
+
+	if (tas_graph_init(g, 4, 3, 1))
+		abort();
+	for (i = 0; i < 4; i++)
+		node(g, info, 0, i == 3 ? 7 : 0, "z");
+	for (i = 0; i < 3; i++)
+		tas_graph_edge(g, i, i + 1);
+}
+
+/*
  * Two rings. A (ring 0, 10) -> B (ring 1, 10); C (ring 1, 5) and D (ring 0,
  * 30) independent. Longest paths to the end: A 20, B 10, C 5, D 30. Ring 0
  * runs D first (0-30), then A (30-40); B runs 40-50; C 0-5 on ring 1. In
@@ -53,13 +84,7 @@ static void test_two_rings(void)
 	struct tas_graph_stats st;
 	struct tas_graph g;
 
-	if (tas_graph_init(&g, 4, 1, 2))
-		abort();
-	node(&g, info, 0, 10, "A");
-	node(&g, info, 1, 10, "B");
-	node(&g, info, 1, 5, "C");
-	node(&g, info, 0, 30, "D");
-	tas_graph_edge(&g, 0, 1);
+	two_rings(&g, info);
 	EXPECT_EQ("two rings: zero-cost schedule", tas_graph_simulate(&g, info), 50ULL);
 	/* As if ring 0 had run A first: B at 10-20, D at 10-40, makespan 40. */
 	info[3].started_ns = 1010;
@@ -89,25 +114,13 @@ static void test_gaps_schedule(void)
 	static const __u64 chain_gaps[TAS_GAPS] = { 2, 100, 1 };
 	struct drm_tas_node_info info[4] = { 0 };
 	struct tas_graph g;
-	unsigned int i;
 
-	if (tas_graph_init(&g, 4, 1, 2))
-		abort();
-	node(&g, info, 0, 10, "A");
-	node(&g, info, 1, 10, "B");
-	node(&g, info, 1, 5, "C");
-	node(&g, info, 0, 30, "D");
-	tas_graph_edge(&g, 0, 1);
+	two_rings(&g, info);
 	EXPECT_EQ("gaps: two rings", tas_graph_simulate_gaps(&g, info, gaps), 56ULL);
 	tas_graph_free(&g);
 
 	memset(info, 0, sizeof(info));
-	if (tas_graph_init(&g, 4, 3, 1))
-		abort();
-	for (i = 0; i < 4; i++)
-		node(&g, info, 0, i == 3 ? 7 : 0, "z");
-	for (i = 0; i < 3; i++)
-		tas_graph_edge(&g, i, i + 1);
+	zero_time_chain(&g, info);
 	EXPECT_EQ("gaps: chain within a ring",
 		  tas_graph_simulate_gaps(&g, info, chain_gaps), 13ULL);
 	tas_graph_free(&g);
@@ -173,14 +186,8 @@ static void test_zero_time_chain(void)
 {
 	struct drm_tas_node_info info[4] = { 0 };
 	struct tas_graph g;
-	unsigned int i;
 
-	if (tas_graph_init(&g, 4, 3, 1))
-		abort();
-	for (i = 0; i < 4; i++)
-		node(&g, info, 0, i == 3 ? 7 : 0, "z");
-	for (i = 0; i < 3; i++)
-		tas_graph_edge(&g, i, i + 1);
+	zero_time_chain(&g, info);
 	EXPECT_EQ("zero-time chain: zero-cost schedule", tas_graph_simulate(&g, info), 7ULL);
 	tas_graph_free(&g);
 }
