@@ -254,10 +254,15 @@ use kernel::{
         Fence,
         FenceAllocation,
         // series: from tas-early
+        // series: until tas-early-joins
         FenceCallback,
+        // series: end
         FenceCallbackHandler,
         // series: end
         FenceContext,
+        // series: from tas-early-joins
+        FenceWaiter,
+        // series: end
         SignallingGuard, //
     },
     drm::{
@@ -329,8 +334,10 @@ use crate::{
 // series: end
 // series: end
 // series: from tas-early
+// series: until tas-early-joins
 
 use core::mem::MaybeUninit;
+// series: end
 // series: end
 
 /// Longest stretch of simulated execution between two checks for an abort.
@@ -1076,7 +1083,12 @@ impl Gang {
 
 // series: end
 // series: from tas-early
+// series: until tas-early-joins
 /// Queues a ring's work item when the ring wait of its early node signals.
+// series: end
+// series: from tas-early-joins
+/// Queues a ring's work item when a ring wait of its early node signals.
+// series: end
 pub(crate) struct Kick(Arc<Ring>);
 
 impl FenceCallbackHandler for Kick {
@@ -1086,8 +1098,10 @@ impl FenceCallbackHandler for Kick {
     }
 }
 
+// series: until tas-early-joins
 /// The room for the callback that wakes an early node's ring, reserved with the node.
 type KickRoom = KBox<MaybeUninit<FenceCallback<Kick>>>;
+// series: end
 
 /// The wait slot of a ring, held by its early node; given back when dropped.
 struct WaitSlot(Arc<Ring>);
@@ -1098,11 +1112,18 @@ impl Drop for WaitSlot {
     }
 }
 
+// series: until tas-early-joins
 /// What an early node holds while it waits on its ring: the ring's wait slot, and the callback
 /// on the fence it waits for, if that had not signalled.
+// series: end
+// series: from tas-early-joins
+/// What an early node holds while it waits on its ring: the ring's wait slot.
+// series: end
 struct Early {
     _slot: WaitSlot,
+    // series: until tas-early-joins
     _kick: Option<Pin<KBox<FenceCallback<Kick>>>>,
+    // series: end
 }
 
 // series: end
@@ -1179,9 +1200,17 @@ pub(crate) struct NodeExec {
     /// The wait slot and callback of an early node; let go of with the dependencies.
     #[pin]
     early_state: SpinLock<Option<Early>>,
+    // series: until tas-early-joins
     /// The room for the callback of an early node, reserved with a node that may become one.
     #[pin]
     kick_room: SpinLock<Option<KickRoom>>,
+    // series: end
+    // series: from tas-early-joins
+    /// The callback that wakes the ring of an early node when one of its ring waits signals,
+    /// registered on one after the other; allocated with a node that may become one.
+    #[pin]
+    kick: SpinLock<Option<Pin<KBox<FenceWaiter<Kick>>>>>,
+    // series: end
     /// When the node reached its ring's FIFO.
     on_ring_ns: Atomic<u64>,
     /// When the node, a gang member, began to wait at the head of its ring for the others.
@@ -1292,7 +1321,12 @@ impl NodeExec {
                 // series: from tas-early
                 early: Atomic::new(false),
                 early_state <- new_spinlock!(None),
+                // series: until tas-early-joins
                 kick_room <- new_spinlock!(None),
+                // series: end
+                // series: from tas-early-joins
+                kick <- new_spinlock!(None),
+                // series: end
                 on_ring_ns: Atomic::new(0),
                 gang_wait_ns: Atomic::new(0),
                 // series: end
@@ -1333,7 +1367,12 @@ impl NodeExec {
         // An early node's fence has signalled, or never will be created: its ring's wait slot
         // is free for the next one.
         let early = self.early_state.lock().take();
+        // series: until tas-early-joins
         let room = self.kick_room.lock().take();
+        // series: end
+        // series: from tas-early-joins
+        let room = self.kick.lock().take();
+        // series: end
         // Outside of the locks: the last reference to a fence may go with them, and removing the
         // callback takes the lock of its fence.
         drop((deps, pipe_deps, early, room));
@@ -1486,6 +1525,7 @@ impl NodeExec {
     }
     // series: from tas-early
 
+    // series: until tas-early-joins
     /// Reserves the room for the node to wait on its ring (see [`NodeExec::wait_on_ring`]),
     /// allocated with `flags`.
     pub(crate) fn reserve_ring_wait(&self, flags: Flags) -> Result {
@@ -1536,6 +1576,84 @@ impl NodeExec {
         true
     }
 
+    // series: end
+    // series: from tas-early-joins
+    /// Allocates, with `flags`, the callback that wakes `ring`, the node's ring, when the node
+    /// waits on it (see [`NodeExec::wait_on_ring`]).
+    pub(crate) fn reserve_ring_wait(&self, ring: &Arc<Ring>, flags: Flags) -> Result {
+        let kick = KBox::pin_init(FenceWaiter::new(Kick(ring.clone())), flags)?;
+        *self.kick.lock() = Some(kick);
+        Ok(())
+    }
+
+    /// Makes the node wait on `ring`, its ring, for the fences added with
+    /// [`NodeExec::add_pipe_dep`] (its ring waits): the ring starts it once they have signalled,
+    /// and starts other nodes meanwhile. To be called before the node's job is pushed, once
+    /// every predecessor of the node that has not finished has been pushed and added.
+    ///
+    /// The ring waits for them one after the other, like hardware that executes one semaphore
+    /// wait after another: its work item is woken when the first that has not signalled does,
+    /// and registers the callback on the next (see [`NodeExec::ring_waits_over`]).
+    ///
+    /// Returns `false` if the ring cannot hold the node: its wait slot is taken by another early
+    /// node, the node waits for other fences, or no callback was allocated.
+    pub(crate) fn wait_on_ring(&self, ring: &Arc<Ring>) -> bool {
+        if ring.index != self.ring || !self.deps.lock().iter().all(|d| d.is_signaled()) {
+            return false;
+        }
+        let kick = self.kick.lock();
+        let Some(kick) = kick.as_ref() else {
+            return false;
+        };
+        if ring.wait_slot.cmpxchg(false, true, Acquire).is_err() {
+            return false;
+        }
+        let slot = WaitSlot(ring.clone());
+        // A fence that signals from here on queues the ring's work item, which looks at the node
+        // once its job has been pushed and started; those that signalled before need no
+        // callback.
+        self.wait_for_next(kick.as_ref());
+        drop(kick);
+        *self.early_state.lock() = Some(Early { _slot: slot });
+        self.early.store(true, Release);
+        true
+    }
+
+    /// Registers `kick` on the first ring wait that has not signalled, unless it is registered
+    /// on it already; returns `false` if they have all signalled.
+    ///
+    /// The first that has not signalled stays the first until it signals, as the others
+    /// before it have signalled: the callback moves on only when it has run.
+    fn wait_for_next(&self, kick: Pin<&FenceWaiter<Kick>>) -> bool {
+        loop {
+            let pending = self
+                .pipe_deps
+                .lock()
+                .iter()
+                .find(|d| !d.is_signaled())
+                .cloned();
+            let Some(fence) = pending else {
+                return false;
+            };
+            // Fails only if the fence signalled meanwhile: then on to the next one.
+            if kick.is_on(&fence) || kick.wait(&fence).is_ok() {
+                return true;
+            }
+        }
+    }
+
+    /// Whether the ring waits of an early node have all signalled; if not, the callback is
+    /// registered on the next one that has not (see [`NodeExec::wait_on_ring`]), which queues
+    /// the ring's work item again when it signals.
+    fn ring_waits_over(&self) -> bool {
+        let kick = self.kick.lock();
+        match kick.as_ref() {
+            Some(kick) => !self.wait_for_next(kick.as_ref()),
+            None => self.deps_signalled(),
+        }
+    }
+
+    // series: end
     /// Whether the node waits, or waited, on its ring (see [`NodeExec::wait_on_ring`]): such a
     /// node is not in the dispatcher's ready set and takes no window of its ring.
     pub(crate) fn is_early(&self) -> bool {
@@ -1545,12 +1663,24 @@ impl NodeExec {
     /// Undoes [`NodeExec::wait_on_ring`], before the node's job is pushed.
     pub(crate) fn cancel_ring_wait(&self) {
         self.early.store(false, Relaxed);
+        // series: from tas-early-joins
+        // The callback stays, for the node to wait on its ring later.
+        if let Some(kick) = self.kick.lock().as_ref() {
+            kick.cancel();
+        }
+        // series: end
         let early = self.early_state.lock().take();
         drop(early);
     }
 
+    // series: until tas-early-joins
     /// When the node could take its place on the ring: when it reached the ring, or for an
     /// early node, when its ring wait signalled if that was later.
+    // series: end
+    // series: from tas-early-joins
+    /// When the node could take its place on the ring: when it reached the ring, or for an
+    /// early node, when its last ring wait signalled if that was later.
+    // series: end
     fn arrival(&self) -> u64 {
         let on_ring = self.on_ring_ns.load(Relaxed);
         if self.early.load(Acquire) {
@@ -1764,7 +1894,12 @@ impl Ring {
     // series: from tas-early
     /// Executes the next node of the FIFO; returns `false` if no node can start. That is the
     /// first node that did not come early, or the early node (see [`NodeExec::wait_on_ring`])
+    // series: until tas-early-joins
     /// once its ring wait has signalled, if that happened before the other node reached the
+    // series: end
+    // series: from tas-early-joins
+    /// once its ring waits have signalled, if that happened before the other node reached the
+    // series: end
     /// ring: the early node takes the place it would have had if it had been released when it
     /// became ready, and a ring that is idle then starts it at once. It has a hardware fence
     /// context of its own, so the other nodes still complete in FIFO order.
@@ -1776,13 +1911,24 @@ impl Ring {
         };
         // series: end
         // series: from tas-early
+        // series: from tas-early-joins
+        // At most one: the ring has one wait slot. Looked at outside of the FIFO's lock, as
+        // registering its callback on its next ring wait takes that fence's lock.
+        let early = self.fifo.lock().iter().find(|n| n.is_early()).cloned();
+        let early = early.filter(|n| n.ring_waits_over());
+        // series: end
         let next = {
             let fifo = self.fifo.lock();
             let first = fifo.iter().find(|n| !n.early.load(Acquire));
+            // series: until tas-early-joins
             // At most one: the ring has one wait slot.
             let early = fifo
                 .iter()
                 .find(|n| n.early.load(Acquire) && n.deps_signalled());
+            // series: end
+            // series: from tas-early-joins
+            let early = early.as_ref();
+            // series: end
             match (first, early) {
                 (Some(n), Some(e)) if e.arrival() < n.arrival() => Some(e),
                 (Some(n), _) => Some(n),
@@ -2324,7 +2470,12 @@ impl JobImpl for NodeJob {
             // becomes when it is handed to the ring, long before it starts: it only times out
             // once it has run for a whole timeout itself, and until then the ring stops the
             // nodes that have, which the scheduler does not look at meanwhile. The wait on the
+            // series: until tas-early-joins
             // ring ends when the predecessor ends, whose own timeout bounds it.
+            // series: end
+            // series: from tas-early-joins
+            // ring ends when the predecessors end, whose own timeouts bound it.
+            // series: end
             if exec.early.load(Acquire) {
                 let started = exec.started_ns.load(Relaxed);
                 let now = now_ns();

@@ -7295,6 +7295,63 @@ TEST_F(tas, early_release_on_ring)
 	tas_syncobj_destroy(self->fd, syncobj);
 }
 
+/* series: from tas-early-joins-tests */
+
+/*
+ * A join (node 2 on ring 2) waits for node 0 (20 ms on ring 0, then a
+ * 100 ms successor there) and node 1 (60 ms on ring 1); node 5 on ring 2
+ * waits for node 4 (30 ms on ring 3). The dispatcher releases nodes 0, 1
+ * and 4 in that order, by critical path. The join goes to its ring once
+ * both its predecessors are released, before either finishes, and takes
+ * ring 2's wait slot: it becomes ready at node 1's fence timestamp. A join
+ * that went only once one predecessor was left would find the slot taken
+ * by node 5 when node 0 finishes, and be released by the dispatcher after
+ * node 1 finished, later than its timestamp.
+ */
+TEST_F(tas, early_join_on_ring)
+{
+	struct drm_tas_node_info info[6];
+	struct drm_tas_node nodes[6];
+	struct drm_tas_edge edges[4];
+	struct drm_tas_sync signal;
+	__u32 syncobj, done;
+	__u64 graph_id;
+	int i;
+
+	if (self->num_rings < 4)
+		SKIP(return, "fewer than 4 rings");
+	ASSERT_EQ(0, tas_syncobj_create(self->fd, 0, &syncobj));
+	tas_node_init(&nodes[0], 0, DRM_TAS_OP_NOP, 20 * TAS_NSEC_PER_MSEC);
+	tas_node_init(&nodes[1], 1, DRM_TAS_OP_NOP, 60 * TAS_NSEC_PER_MSEC);
+	tas_node_init(&nodes[2], 2, DRM_TAS_OP_NOP, TAS_NSEC_PER_MSEC);
+	tas_node_init(&nodes[3], 0, DRM_TAS_OP_NOP, 100 * TAS_NSEC_PER_MSEC);
+	tas_node_init(&nodes[4], 3, DRM_TAS_OP_NOP, 30 * TAS_NSEC_PER_MSEC);
+	tas_node_init(&nodes[5], 2, DRM_TAS_OP_NOP, TAS_NSEC_PER_MSEC);
+	tas_edge_init(&edges[0], 0, 2);
+	tas_edge_init(&edges[1], 1, 2);
+	tas_edge_init(&edges[2], 0, 3);
+	tas_edge_init(&edges[3], 4, 5);
+	tas_sync_init(&signal, syncobj, DRM_TAS_NODE_GRAPH, 0);
+
+	ASSERT_EQ(0, tas_submit(self->fd, nodes, 6, edges, 4, NULL, 0,
+				&signal, 1, &graph_id));
+	ASSERT_EQ(0, tas_syncobj_wait_graph(self->fd, syncobj));
+	ASSERT_EQ(0, tas_graph_info(self->fd, graph_id, info, 6, &done));
+	EXPECT_EQ(1U, done);
+	for (i = 0; i < 6; i++)
+		EXPECT_EQ(0, info[i].error);
+	TH_LOG("the join became ready %lld us and started %lld us after node 1 finished",
+	       ((long long)info[2].ready_ns -
+		(long long)info[1].finished_ns) / 1000,
+	       ((long long)info[2].started_ns -
+		(long long)info[1].finished_ns) / 1000);
+	EXPECT_EQ(info[1].finished_ns, info[2].ready_ns);
+	EXPECT_GE(info[2].started_ns, info[2].ready_ns);
+	/* Node 5 ran while the join waited on the ring. */
+	EXPECT_LT(info[5].finished_ns, info[1].finished_ns);
+	tas_syncobj_destroy(self->fd, syncobj);
+}
+/* series: end */
 /*
  * The scheduler times out the first job of a ring's pending list, which an
  * early node is from the moment it goes to its ring. With the job timeout T:
