@@ -1601,8 +1601,8 @@ impl NodeExec {
         if ring.index != self.ring || !self.deps.lock().iter().all(|d| d.is_signaled()) {
             return false;
         }
-        let kick = self.kick.lock();
-        let Some(kick) = kick.as_ref() else {
+        let guard = self.kick.lock();
+        let Some(kick) = guard.as_ref() else {
             return false;
         };
         if ring.wait_slot.cmpxchg(false, true, Acquire).is_err() {
@@ -1613,7 +1613,7 @@ impl NodeExec {
         // once its job has been pushed and started; those that signalled before need no
         // callback.
         self.wait_for_next(kick.as_ref());
-        drop(kick);
+        drop(guard);
         *self.early_state.lock() = Some(Early { _slot: slot });
         self.early.store(true, Release);
         true
