@@ -327,6 +327,12 @@ struct State {
     /// has set them, and again once it is closed.
     early: KVec<Arc<Entity<NodeJob>>>,
     // series: end
+    // series: from tas-early-retry
+    /// Per device ring, the last node (launch and index) that could have gone to the ring
+    /// early but found it unable to hold it: tried again when an early node of the file
+    /// completes there, which gives the ring's wait slot back.
+    missed: [Option<(u32, u32)>; crate::driver::MAX_RINGS as usize],
+    // series: end
     // series: from tas-host
     /// The released host nodes whose threads have not reported.
     hosts: [Option<HostWatch>; MAX_HOSTS],
@@ -706,11 +712,22 @@ impl State {
         set.finished(plan.ring(v));
         // series: end
         // series: from tas-early
+        // series: until tas-early-retry
         if slots[v as usize].exec.is_early() {
             set.finished_outside(plan.ring(v));
         } else {
             set.finished(plan.ring(v));
         }
+        // series: end
+        // series: from tas-early-retry
+        let early = slots[v as usize].exec.is_early();
+        if early {
+            set.finished_outside(plan.ring(v));
+        } else {
+            set.finished(plan.ring(v));
+        }
+        let ring = plan.ring(v);
+        // series: end
         // series: end
         if let Some(out) = slots[v as usize].out.take() {
             match error {
@@ -744,6 +761,15 @@ impl State {
         }
         // series: from tas-early
         self.release_early(l, v);
+        // series: end
+        // series: from tas-early-retry
+        // The early node gave its ring's wait slot back before it was reported.
+        if early {
+            let missed = self.missed.get_mut(ring as usize).and_then(Option::take);
+            if let Some((l, w)) = missed {
+                self.release_early_of(l, &[w]);
+            }
+        }
         // series: end
     }
 
@@ -897,6 +923,7 @@ impl State {
     /// it takes no room that a ready node needs. The set counts it apart from its window, so
     /// that a gang waits for it.
     fn release_early(&mut self, l: u32, v: u32) {
+        // series: until tas-early-retry
         let State {
             set,
             launches,
@@ -912,13 +939,54 @@ impl State {
         else {
             return;
         };
+        // series: end
+        // series: from tas-early-retry
+        let Some(launch) = live(&mut self.launches, l) else {
+            return;
+        };
+        let plan = launch.plan.clone();
+        self.release_early_of(l, plan.succ(v));
+    }
+
+    /// Hands those of `candidates`, nodes of launch `l`, that can go to their rings early
+    /// there, as [`State::release_early`] does, and then their successors that can.
+    fn release_early_of(&mut self, l: u32, candidates: &[u32]) {
+        let State {
+            set,
+            launches,
+            early,
+            missed,
+            ..
+        } = self;
+        if early.is_empty() {
+            return;
+        }
+        let Some(Launch {
+            plan, run, slots, ..
+        }) = live(launches, l)
+        else {
+            return;
+        };
+        // series: end
         // At most one per ring, which holds one early node at a time.
         let mut released = [0u32; crate::driver::MAX_RINGS as usize];
         let mut n = 0;
+        // series: until tas-early-retry
         for &w in plan.succ(v) {
+        // series: end
+        // series: from tas-early-retry
+        for &w in candidates {
+        // series: end
             if n == released.len() {
                 break;
             }
+            // series: from tas-early-retry
+            // A node tried again may be of another launch than the one it was missed in, which
+            // took the slot of that launch since: whatever it is, it is looked at like any other.
+            if w as usize >= slots.len() {
+                continue;
+            }
+            // series: end
             // Only where the ring would otherwise run out of ready work: an early node must not
             // take the place of a ready node that the ready set would release before it.
             if is_host(plan, w) || !run.on_rings(plan, w) || !set.has_room(plan.ring(w)) {
@@ -939,6 +1007,12 @@ impl State {
                 continue;
             };
             if !slot.exec.wait_on_ring(&ring) {
+                // series: from tas-early-retry
+                // Most often, another early node holds the ring's wait slot.
+                if let Some(missed) = missed.get_mut(ring.index as usize) {
+                    *missed = Some((l, w));
+                }
+                // series: end
                 continue;
             }
             // The entity is empty: its last node has left it for the ring, whose wait slot it
@@ -1158,6 +1232,9 @@ impl Dispatcher {
             done: 0,
             // series: from tas-early
             early: KVec::new(),
+            // series: end
+            // series: from tas-early-retry
+            missed: [None; crate::driver::MAX_RINGS as usize],
             // series: end
             // series: from tas-host
             hosts: [None; MAX_HOSTS],

@@ -7352,6 +7352,60 @@ TEST_F(tas, early_join_on_ring)
 	tas_syncobj_destroy(self->fd, syncobj);
 }
 /* series: end */
+/* series: from tas-early-retry-tests */
+
+/*
+ * Node 3 on ring 1 waits for node 2 (60 ms on ring 0); node 1, also on
+ * ring 1, waits for node 0 (30 ms on ring 2, then a 100 ms successor
+ * there). The dispatcher releases node 0 first, by critical path, so node 1
+ * takes ring 1's wait slot, and node 3 finds it taken when node 2 is
+ * released. Node 1 completes after 30 ms and gives the slot back: node 3 is
+ * tried again and goes to its ring, where it becomes ready at node 2's
+ * fence timestamp. Not tried again, it would be released by the dispatcher
+ * once node 2 had finished, later than that.
+ */
+TEST_F(tas, early_node_tried_again)
+{
+	struct drm_tas_node_info info[5];
+	struct drm_tas_node nodes[5];
+	struct drm_tas_edge edges[3];
+	struct drm_tas_sync signal;
+	__u32 syncobj, done;
+	__u64 graph_id;
+	int i;
+
+	if (self->num_rings < 3)
+		SKIP(return, "fewer than 3 rings");
+	ASSERT_EQ(0, tas_syncobj_create(self->fd, 0, &syncobj));
+	tas_node_init(&nodes[0], 2, DRM_TAS_OP_NOP, 30 * TAS_NSEC_PER_MSEC);
+	tas_node_init(&nodes[1], 1, DRM_TAS_OP_NOP, TAS_NSEC_PER_MSEC);
+	tas_node_init(&nodes[2], 0, DRM_TAS_OP_NOP, 60 * TAS_NSEC_PER_MSEC);
+	tas_node_init(&nodes[3], 1, DRM_TAS_OP_NOP, TAS_NSEC_PER_MSEC);
+	tas_node_init(&nodes[4], 2, DRM_TAS_OP_NOP, 100 * TAS_NSEC_PER_MSEC);
+	tas_edge_init(&edges[0], 0, 1);
+	tas_edge_init(&edges[1], 2, 3);
+	tas_edge_init(&edges[2], 0, 4);
+	tas_sync_init(&signal, syncobj, DRM_TAS_NODE_GRAPH, 0);
+
+	ASSERT_EQ(0, tas_submit(self->fd, nodes, 5, edges, 3, NULL, 0,
+				&signal, 1, &graph_id));
+	ASSERT_EQ(0, tas_syncobj_wait_graph(self->fd, syncobj));
+	ASSERT_EQ(0, tas_graph_info(self->fd, graph_id, info, 5, &done));
+	EXPECT_EQ(1U, done);
+	for (i = 0; i < 5; i++)
+		EXPECT_EQ(0, info[i].error);
+	TH_LOG("node 1 became ready %lld us after node 0, node 3 %lld us after node 2",
+	       ((long long)info[1].ready_ns -
+		(long long)info[0].finished_ns) / 1000,
+	       ((long long)info[3].ready_ns -
+		(long long)info[2].finished_ns) / 1000);
+	EXPECT_EQ(info[0].finished_ns, info[1].ready_ns);
+	EXPECT_EQ(info[2].finished_ns, info[3].ready_ns);
+	EXPECT_LT(info[1].finished_ns, info[2].finished_ns);
+	tas_syncobj_destroy(self->fd, syncobj);
+}
+/* series: end */
+
 /*
  * The scheduler times out the first job of a ring's pending list, which an
  * early node is from the moment it goes to its ring. With the job timeout T:
