@@ -25,10 +25,18 @@
 // series: from tas-early
 //! A node whose predecessors are all on their rings may come to its ring before they finish (an
 //! early node, see [`NodeExec::wait_on_ring`]), as hardware queues a job behind a semaphore wait:
+// series: until tas-early-joins
 //! the ring holds it until the one fence it waits for signals, starts other nodes meanwhile, and
 //! a callback on that fence queues its work item, so the node starts from the completing ring's
 //! work without the dispatcher or the scheduler in between. A ring holds one early node at a
 //! time, on a credit and a hardware fence context of its own.
+// series: end
+// series: from tas-early-joins
+//! the ring holds it until the fences it waits for have signalled, starts other nodes meanwhile,
+//! and a callback on each fence in turn queues its work item, so the node starts from the ring
+//! that completes its last predecessor without the dispatcher or the scheduler in between. A
+//! ring holds one early node at a time, on a credit and a hardware fence context of its own.
+// series: end
 //!
 // series: end
 //! Fence signalling critical path: [`NodeJob::run`] and [`NodeJob::timed_out`] only move
@@ -1101,8 +1109,8 @@ impl FenceCallbackHandler for Kick {
 // series: until tas-early-joins
 /// The room for the callback that wakes an early node's ring, reserved with the node.
 type KickRoom = KBox<MaybeUninit<FenceCallback<Kick>>>;
-// series: end
 
+// series: end
 /// The wait slot of a ring, held by its early node; given back when dropped.
 struct WaitSlot(Arc<Ring>);
 
@@ -1197,7 +1205,12 @@ pub(crate) struct NodeExec {
     /// finished: the ring holds it until they have (its ring waits, the fences of `pipe_deps`),
     /// and its hardware fence is of the ring's early context.
     early: Atomic<bool>,
+    // series: until tas-early-joins
     /// The wait slot and callback of an early node; let go of with the dependencies.
+    // series: end
+    // series: from tas-early-joins
+    /// The wait slot of an early node; let go of with the dependencies.
+    // series: end
     #[pin]
     early_state: SpinLock<Option<Early>>,
     // series: until tas-early-joins
@@ -1602,7 +1615,8 @@ impl NodeExec {
             return false;
         }
         let guard = self.kick.lock();
-        let Some(kick) = guard.as_ref() else {
+        // The callback wakes the ring it was allocated for.
+        let Some(kick) = guard.as_ref().filter(|k| Arc::ptr_eq(&k.handler().0, ring)) else {
             return false;
         };
         if ring.wait_slot.cmpxchg(false, true, Acquire).is_err() {
@@ -1927,7 +1941,11 @@ impl Ring {
                 .find(|n| n.early.load(Acquire) && n.deps_signalled());
             // series: end
             // series: from tas-early-joins
-            let early = early.as_ref();
+            // Only this work item takes nodes off the FIFO, but the early node is looked for
+            // there again all the same.
+            let early = early
+                .as_ref()
+                .filter(|e| fifo.iter().any(|n| Arc::ptr_eq(n, e)));
             // series: end
             match (first, early) {
                 (Some(n), Some(e)) if e.arrival() < n.arrival() => Some(e),

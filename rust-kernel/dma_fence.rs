@@ -47,8 +47,15 @@
 //!
 //! Everything that runs while a fence is being signalled runs in the "fence signalling
 //! critical section" (see `Documentation/driver-api/dma-buf.rst`): the [`FenceCallback`]
+// series: until fence-waiter
 //! handlers registered on the fence. They may run in interrupt context with the fence lock
 //! held, and must not sleep, allocate memory with `GFP_KERNEL`, take locks that are held
+// series: end
+// series: from fence-waiter
+//! and [`FenceWaiter`] handlers registered on the fence. They may run in interrupt context with
+//! the fence lock held, and must not sleep, allocate memory with `GFP_KERNEL`, take locks that
+//! are held
+// series: end
 //! while waiting on fences, or call back into the same fence. [`DriverFence::signal`] marks
 //! the section with `dma_fence_begin_signalling()`/`dma_fence_end_signalling()`
 //! ([`SignallingGuard`]), so lockdep reports violations. Drivers should hold a
@@ -659,19 +666,33 @@ impl Drop for SignallingGuard {
     }
 }
 
+// series: until fence-waiter
 /// A handler run by [`FenceCallback`] when its fence is signalled.
+// series: end
+// series: from fence-waiter
+/// A handler run by [`FenceCallback`] or [`FenceWaiter`] when its fence is signalled.
+// series: end
 ///
 /// Handlers are `'static`: they own what they use (or hold references counted on it), they never
 /// borrow it. A registration can be leaked (`core::mem::forget()` of its box is safe code), and
 /// a leaked registration stays on the fence: its handler runs whenever the fence signals, after
 /// any borrowed data could be gone.
 pub trait FenceCallbackHandler: Sync + 'static {
+    // series: until fence-waiter
     /// Called once, when `fence` is signalled.
+    // series: end
+    // series: from fence-waiter
+    /// Called once per registration, when `fence` is signalled.
+    // series: end
     ///
     /// Runs in the fence signalling critical section, possibly in interrupt context with the
     /// fence lock held: it must not sleep, allocate with `GFP_KERNEL`, wait for fences or call
     /// functions that take the lock of `fence` (such as registering or removing callbacks on
     /// it).
+    // series: from fence-waiter
+    /// Nor may it register, cancel or drop a [`FenceWaiter`]: the waiter may be registered on
+    /// `fence`, whose lock that takes.
+    // series: end
     fn fence_signaled(&self, fence: &Fence);
 }
 
@@ -838,8 +859,8 @@ impl<H: FenceCallbackHandler> PinnedDrop for FenceCallback<H> {
 /// list and its function is not running.
 #[pin_data(PinnedDrop)]
 pub struct FenceWaiter<H: FenceCallbackHandler> {
-    /// The fence `cb` was last registered on. With interrupts off, as a handler may register
-    /// another waiter from a fence's signalling path, in any context.
+    /// The fence `cb` was last registered on. Taken with interrupts off, so that the waiter
+    /// can be registered from any context, an interrupt handler's included.
     #[pin]
     fence: SpinLockIrq<Option<ARef<Fence>>>,
     handler: H,
@@ -875,8 +896,8 @@ impl<H: FenceCallbackHandler> FenceWaiter<H> {
     /// run and the waiter is registered on no fence: the caller has to do itself whatever the
     /// handler would have done.
     ///
-    /// Takes the lock of the fence the waiter was registered on: a handler must not call it on
-    /// its own waiter (see [`FenceCallbackHandler::fence_signaled`]).
+    /// Takes the locks of the fence the waiter was registered on and of `fence`: a fence
+    /// callback must not call it (see [`FenceCallbackHandler::fence_signaled`]).
     pub fn wait(self: Pin<&Self>, fence: &Fence) -> Result {
         let mut current = self.fence.lock();
         let old = self.remove(&mut current);
@@ -898,7 +919,8 @@ impl<H: FenceCallbackHandler> FenceWaiter<H> {
     }
 
     /// Removes the handler from the fence it is registered on, if any; once this has returned,
-    /// it is neither running nor will it run for that fence.
+    /// it is neither running nor will it run for that fence. Takes the lock of that fence, like
+    /// [`FenceWaiter::wait`].
     pub fn cancel(&self) {
         let old = self.remove(&mut self.fence.lock());
         drop(old);
@@ -1419,8 +1441,8 @@ mod tests {
         drop(unsafe { KBox::from_raw(leaked) });
         Ok(())
     }
-
     // series: from fence-waiter
+
     #[test]
     fn waiter_follows_fences() -> Result {
         let ctx = FenceContext::new(DRIVER, TIMELINE);

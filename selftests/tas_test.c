@@ -7296,23 +7296,21 @@ TEST_F(tas, early_release_on_ring)
 }
 
 /* series: from tas-early-joins-tests */
-
 /*
- * A join (node 2 on ring 2) waits for node 0 (20 ms on ring 0, then a
- * 100 ms successor there) and node 1 (60 ms on ring 1); node 5 on ring 2
- * waits for node 4 (30 ms on ring 3). The dispatcher releases nodes 0, 1
- * and 4 in that order, by critical path. The join goes to its ring once
- * both its predecessors are released, before either finishes, and takes
- * ring 2's wait slot: it becomes ready at node 1's fence timestamp. A join
- * that went only once one predecessor was left would find the slot taken
- * by node 5 when node 0 finishes, and be released by the dispatcher after
- * node 1 finished, later than its timestamp.
+ * A join (node 2 on ring 2) waits for node 0 (20 ms on ring 0) and node 1
+ * (60 ms on ring 1); node 4 on ring 2 waits for node 3 (30 ms on ring 3).
+ * The dispatcher releases the sources ring by ring: nodes 0, 1 and 3 in that
+ * order. The join goes to its ring once both its predecessors are released,
+ * before either finishes, and takes ring 2's wait slot: it becomes ready at
+ * node 1's fence timestamp. A join that went only once one predecessor was
+ * left would find the slot taken by node 4 when node 0 finishes, and be
+ * released by the dispatcher after node 1 finished, later than that.
  */
 TEST_F(tas, early_join_on_ring)
 {
-	struct drm_tas_node_info info[6];
-	struct drm_tas_node nodes[6];
-	struct drm_tas_edge edges[4];
+	struct drm_tas_node_info info[5];
+	struct drm_tas_node nodes[5];
+	struct drm_tas_edge edges[3];
 	struct drm_tas_sync signal;
 	__u32 syncobj, done;
 	__u64 graph_id;
@@ -7324,67 +7322,11 @@ TEST_F(tas, early_join_on_ring)
 	tas_node_init(&nodes[0], 0, DRM_TAS_OP_NOP, 20 * TAS_NSEC_PER_MSEC);
 	tas_node_init(&nodes[1], 1, DRM_TAS_OP_NOP, 60 * TAS_NSEC_PER_MSEC);
 	tas_node_init(&nodes[2], 2, DRM_TAS_OP_NOP, TAS_NSEC_PER_MSEC);
-	tas_node_init(&nodes[3], 0, DRM_TAS_OP_NOP, 100 * TAS_NSEC_PER_MSEC);
-	tas_node_init(&nodes[4], 3, DRM_TAS_OP_NOP, 30 * TAS_NSEC_PER_MSEC);
-	tas_node_init(&nodes[5], 2, DRM_TAS_OP_NOP, TAS_NSEC_PER_MSEC);
+	tas_node_init(&nodes[3], 3, DRM_TAS_OP_NOP, 30 * TAS_NSEC_PER_MSEC);
+	tas_node_init(&nodes[4], 2, DRM_TAS_OP_NOP, TAS_NSEC_PER_MSEC);
 	tas_edge_init(&edges[0], 0, 2);
 	tas_edge_init(&edges[1], 1, 2);
-	tas_edge_init(&edges[2], 0, 3);
-	tas_edge_init(&edges[3], 4, 5);
-	tas_sync_init(&signal, syncobj, DRM_TAS_NODE_GRAPH, 0);
-
-	ASSERT_EQ(0, tas_submit(self->fd, nodes, 6, edges, 4, NULL, 0,
-				&signal, 1, &graph_id));
-	ASSERT_EQ(0, tas_syncobj_wait_graph(self->fd, syncobj));
-	ASSERT_EQ(0, tas_graph_info(self->fd, graph_id, info, 6, &done));
-	EXPECT_EQ(1U, done);
-	for (i = 0; i < 6; i++)
-		EXPECT_EQ(0, info[i].error);
-	TH_LOG("the join became ready %lld us and started %lld us after node 1 finished",
-	       ((long long)info[2].ready_ns -
-		(long long)info[1].finished_ns) / 1000,
-	       ((long long)info[2].started_ns -
-		(long long)info[1].finished_ns) / 1000);
-	EXPECT_EQ(info[1].finished_ns, info[2].ready_ns);
-	EXPECT_GE(info[2].started_ns, info[2].ready_ns);
-	/* Node 5 ran while the join waited on the ring. */
-	EXPECT_LT(info[5].finished_ns, info[1].finished_ns);
-	tas_syncobj_destroy(self->fd, syncobj);
-}
-/* series: end */
-/* series: from tas-early-retry-tests */
-
-/*
- * Node 3 on ring 1 waits for node 2 (60 ms on ring 0); node 1, also on
- * ring 1, waits for node 0 (30 ms on ring 2, then a 100 ms successor
- * there). The dispatcher releases node 0 first, by critical path, so node 1
- * takes ring 1's wait slot, and node 3 finds it taken when node 2 is
- * released. Node 1 completes after 30 ms and gives the slot back: node 3 is
- * tried again and goes to its ring, where it becomes ready at node 2's
- * fence timestamp. Not tried again, it would be released by the dispatcher
- * once node 2 had finished, later than that.
- */
-TEST_F(tas, early_node_tried_again)
-{
-	struct drm_tas_node_info info[5];
-	struct drm_tas_node nodes[5];
-	struct drm_tas_edge edges[3];
-	struct drm_tas_sync signal;
-	__u32 syncobj, done;
-	__u64 graph_id;
-	int i;
-
-	if (self->num_rings < 3)
-		SKIP(return, "fewer than 3 rings");
-	ASSERT_EQ(0, tas_syncobj_create(self->fd, 0, &syncobj));
-	tas_node_init(&nodes[0], 2, DRM_TAS_OP_NOP, 30 * TAS_NSEC_PER_MSEC);
-	tas_node_init(&nodes[1], 1, DRM_TAS_OP_NOP, TAS_NSEC_PER_MSEC);
-	tas_node_init(&nodes[2], 0, DRM_TAS_OP_NOP, 60 * TAS_NSEC_PER_MSEC);
-	tas_node_init(&nodes[3], 1, DRM_TAS_OP_NOP, TAS_NSEC_PER_MSEC);
-	tas_node_init(&nodes[4], 2, DRM_TAS_OP_NOP, 100 * TAS_NSEC_PER_MSEC);
-	tas_edge_init(&edges[0], 0, 1);
-	tas_edge_init(&edges[1], 2, 3);
-	tas_edge_init(&edges[2], 0, 4);
+	tas_edge_init(&edges[2], 3, 4);
 	tas_sync_init(&signal, syncobj, DRM_TAS_NODE_GRAPH, 0);
 
 	ASSERT_EQ(0, tas_submit(self->fd, nodes, 5, edges, 3, NULL, 0,
@@ -7393,6 +7335,61 @@ TEST_F(tas, early_node_tried_again)
 	ASSERT_EQ(0, tas_graph_info(self->fd, graph_id, info, 5, &done));
 	EXPECT_EQ(1U, done);
 	for (i = 0; i < 5; i++)
+		EXPECT_EQ(0, info[i].error);
+	TH_LOG("the join became ready %lld us and started %lld us after node 1 finished",
+	       ((long long)info[2].ready_ns -
+		(long long)info[1].finished_ns) / 1000,
+	       ((long long)info[2].started_ns -
+		(long long)info[1].finished_ns) / 1000);
+	EXPECT_EQ(info[1].finished_ns, info[2].ready_ns);
+	EXPECT_GE(info[2].started_ns, info[2].ready_ns);
+	/*
+	 * Node 4 found the slot taken by the join and was released by the
+	 * dispatcher, after node 3 finished; it ran while the join waited.
+	 */
+	EXPECT_LT(info[3].finished_ns, info[4].ready_ns);
+	EXPECT_LT(info[4].finished_ns, info[1].finished_ns);
+	tas_syncobj_destroy(self->fd, syncobj);
+}
+
+/* series: end */
+/* series: from tas-early-retry-tests */
+/*
+ * Node 1 on ring 1 waits for node 0 (30 ms on ring 0), node 3 on ring 1 for
+ * node 2 (60 ms on ring 2). The dispatcher releases the sources ring by
+ * ring, node 0 first: node 1 takes ring 1's wait slot, and node 3 finds it
+ * taken when node 2 is released. Node 1 completes after 30 ms and gives the
+ * slot back: node 3 is tried again and goes to its ring, where it becomes
+ * ready at node 2's fence timestamp. Not tried again, it would be released
+ * by the dispatcher once node 2 had finished, later than that.
+ */
+TEST_F(tas, early_node_tried_again)
+{
+	struct drm_tas_node_info info[4];
+	struct drm_tas_node nodes[4];
+	struct drm_tas_edge edges[2];
+	struct drm_tas_sync signal;
+	__u32 syncobj, done;
+	__u64 graph_id;
+	int i;
+
+	if (self->num_rings < 3)
+		SKIP(return, "fewer than 3 rings");
+	ASSERT_EQ(0, tas_syncobj_create(self->fd, 0, &syncobj));
+	tas_node_init(&nodes[0], 0, DRM_TAS_OP_NOP, 30 * TAS_NSEC_PER_MSEC);
+	tas_node_init(&nodes[1], 1, DRM_TAS_OP_NOP, TAS_NSEC_PER_MSEC);
+	tas_node_init(&nodes[2], 2, DRM_TAS_OP_NOP, 60 * TAS_NSEC_PER_MSEC);
+	tas_node_init(&nodes[3], 1, DRM_TAS_OP_NOP, TAS_NSEC_PER_MSEC);
+	tas_edge_init(&edges[0], 0, 1);
+	tas_edge_init(&edges[1], 2, 3);
+	tas_sync_init(&signal, syncobj, DRM_TAS_NODE_GRAPH, 0);
+
+	ASSERT_EQ(0, tas_submit(self->fd, nodes, 4, edges, 2, NULL, 0,
+				&signal, 1, &graph_id));
+	ASSERT_EQ(0, tas_syncobj_wait_graph(self->fd, syncobj));
+	ASSERT_EQ(0, tas_graph_info(self->fd, graph_id, info, 4, &done));
+	EXPECT_EQ(1U, done);
+	for (i = 0; i < 4; i++)
 		EXPECT_EQ(0, info[i].error);
 	TH_LOG("node 1 became ready %lld us after node 0, node 3 %lld us after node 2",
 	       ((long long)info[1].ready_ns -
@@ -7404,8 +7401,8 @@ TEST_F(tas, early_node_tried_again)
 	EXPECT_LT(info[1].finished_ns, info[2].finished_ns);
 	tas_syncobj_destroy(self->fd, syncobj);
 }
-/* series: end */
 
+/* series: end */
 /*
  * The scheduler times out the first job of a ring's pending list, which an
  * early node is from the moment it goes to its ring. With the job timeout T:
