@@ -329,8 +329,8 @@ struct State {
     // series: end
     // series: from tas-early-retry
     /// Per device ring, the last node (launch and index) that could have gone to the ring
-    /// early but found it unable to hold it: tried again when an early node of the file
-    /// completes there, which gives the ring's wait slot back.
+    /// early but found its wait slot taken: tried again when an early node of the file
+    /// completes there, which gives the slot back.
     missed: [Option<(u32, u32)>; crate::driver::MAX_RINGS as usize],
     // series: end
     // series: from tas-host
@@ -1008,9 +1008,11 @@ impl State {
             };
             if !slot.exec.wait_on_ring(&ring) {
                 // series: from tas-early-retry
-                // Most often, another early node holds the ring's wait slot.
-                if let Some(missed) = missed.get_mut(ring.index as usize) {
-                    *missed = Some((l, w));
+                // Another early node holds the ring's wait slot.
+                if ring.holds_early() {
+                    if let Some(missed) = missed.get_mut(ring.index as usize) {
+                        *missed = Some((l, w));
+                    }
                 }
                 // series: end
                 continue;

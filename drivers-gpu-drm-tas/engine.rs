@@ -25,18 +25,10 @@
 // series: from tas-early
 //! A node whose predecessors are all on their rings may come to its ring before they finish (an
 //! early node, see [`NodeExec::wait_on_ring`]), as hardware queues a job behind a semaphore wait:
-// series: until tas-early-joins
 //! the ring holds it until the one fence it waits for signals, starts other nodes meanwhile, and
 //! a callback on that fence queues its work item, so the node starts from the completing ring's
 //! work without the dispatcher or the scheduler in between. A ring holds one early node at a
 //! time, on a credit and a hardware fence context of its own.
-// series: end
-// series: from tas-early-joins
-//! the ring holds it until the fences it waits for have signalled, starts other nodes meanwhile,
-//! and a callback on each fence in turn queues its work item, so the node starts from the ring
-//! that completes its last predecessor without the dispatcher or the scheduler in between. A
-//! ring holds one early node at a time, on a credit and a hardware fence context of its own.
-// series: end
 //!
 // series: end
 //! Fence signalling critical path: [`NodeJob::run`] and [`NodeJob::timed_out`] only move
@@ -262,15 +254,10 @@ use kernel::{
         Fence,
         FenceAllocation,
         // series: from tas-early
-        // series: until tas-early-joins
         FenceCallback,
-        // series: end
         FenceCallbackHandler,
         // series: end
         FenceContext,
-        // series: from tas-early-joins
-        FenceWaiter,
-        // series: end
         SignallingGuard, //
     },
     drm::{
@@ -342,10 +329,8 @@ use crate::{
 // series: end
 // series: end
 // series: from tas-early
-// series: until tas-early-joins
 
 use core::mem::MaybeUninit;
-// series: end
 // series: end
 
 /// Longest stretch of simulated execution between two checks for an abort.
@@ -1091,12 +1076,7 @@ impl Gang {
 
 // series: end
 // series: from tas-early
-// series: until tas-early-joins
 /// Queues a ring's work item when the ring wait of its early node signals.
-// series: end
-// series: from tas-early-joins
-/// Queues a ring's work item when a ring wait of its early node signals.
-// series: end
 pub(crate) struct Kick(Arc<Ring>);
 
 impl FenceCallbackHandler for Kick {
@@ -1106,11 +1086,9 @@ impl FenceCallbackHandler for Kick {
     }
 }
 
-// series: until tas-early-joins
 /// The room for the callback that wakes an early node's ring, reserved with the node.
 type KickRoom = KBox<MaybeUninit<FenceCallback<Kick>>>;
 
-// series: end
 /// The wait slot of a ring, held by its early node; given back when dropped.
 struct WaitSlot(Arc<Ring>);
 
@@ -1120,18 +1098,11 @@ impl Drop for WaitSlot {
     }
 }
 
-// series: until tas-early-joins
 /// What an early node holds while it waits on its ring: the ring's wait slot, and the callback
 /// on the fence it waits for, if that had not signalled.
-// series: end
-// series: from tas-early-joins
-/// What an early node holds while it waits on its ring: the ring's wait slot.
-// series: end
 struct Early {
     _slot: WaitSlot,
-    // series: until tas-early-joins
     _kick: Option<Pin<KBox<FenceCallback<Kick>>>>,
-    // series: end
 }
 
 // series: end
@@ -1205,25 +1176,12 @@ pub(crate) struct NodeExec {
     /// finished: the ring holds it until they have (its ring waits, the fences of `pipe_deps`),
     /// and its hardware fence is of the ring's early context.
     early: Atomic<bool>,
-    // series: until tas-early-joins
     /// The wait slot and callback of an early node; let go of with the dependencies.
-    // series: end
-    // series: from tas-early-joins
-    /// The wait slot of an early node; let go of with the dependencies.
-    // series: end
     #[pin]
     early_state: SpinLock<Option<Early>>,
-    // series: until tas-early-joins
     /// The room for the callback of an early node, reserved with a node that may become one.
     #[pin]
     kick_room: SpinLock<Option<KickRoom>>,
-    // series: end
-    // series: from tas-early-joins
-    /// The callback that wakes the ring of an early node when one of its ring waits signals,
-    /// registered on one after the other; allocated with a node that may become one.
-    #[pin]
-    kick: SpinLock<Option<Pin<KBox<FenceWaiter<Kick>>>>>,
-    // series: end
     /// When the node reached its ring's FIFO.
     on_ring_ns: Atomic<u64>,
     /// When the node, a gang member, began to wait at the head of its ring for the others.
@@ -1334,12 +1292,7 @@ impl NodeExec {
                 // series: from tas-early
                 early: Atomic::new(false),
                 early_state <- new_spinlock!(None),
-                // series: until tas-early-joins
                 kick_room <- new_spinlock!(None),
-                // series: end
-                // series: from tas-early-joins
-                kick <- new_spinlock!(None),
-                // series: end
                 on_ring_ns: Atomic::new(0),
                 gang_wait_ns: Atomic::new(0),
                 // series: end
@@ -1380,12 +1333,7 @@ impl NodeExec {
         // An early node's fence has signalled, or never will be created: its ring's wait slot
         // is free for the next one.
         let early = self.early_state.lock().take();
-        // series: until tas-early-joins
         let room = self.kick_room.lock().take();
-        // series: end
-        // series: from tas-early-joins
-        let room = self.kick.lock().take();
-        // series: end
         // Outside of the locks: the last reference to a fence may go with them, and removing the
         // callback takes the lock of its fence.
         drop((deps, pipe_deps, early, room));
@@ -1538,7 +1486,6 @@ impl NodeExec {
     }
     // series: from tas-early
 
-    // series: until tas-early-joins
     /// Reserves the room for the node to wait on its ring (see [`NodeExec::wait_on_ring`]),
     /// allocated with `flags`.
     pub(crate) fn reserve_ring_wait(&self, flags: Flags) -> Result {
@@ -1589,85 +1536,6 @@ impl NodeExec {
         true
     }
 
-    // series: end
-    // series: from tas-early-joins
-    /// Allocates, with `flags`, the callback that wakes `ring`, the node's ring, when the node
-    /// waits on it (see [`NodeExec::wait_on_ring`]).
-    pub(crate) fn reserve_ring_wait(&self, ring: &Arc<Ring>, flags: Flags) -> Result {
-        let kick = KBox::pin_init(FenceWaiter::new(Kick(ring.clone())), flags)?;
-        *self.kick.lock() = Some(kick);
-        Ok(())
-    }
-
-    /// Makes the node wait on `ring`, its ring, for the fences added with
-    /// [`NodeExec::add_pipe_dep`] (its ring waits): the ring starts it once they have signalled,
-    /// and starts other nodes meanwhile. To be called before the node's job is pushed, once
-    /// every predecessor of the node that has not finished has been pushed and added.
-    ///
-    /// The ring waits for them one after the other, like hardware that executes one semaphore
-    /// wait after another: its work item is woken when the first that has not signalled does,
-    /// and registers the callback on the next (see [`NodeExec::ring_waits_over`]).
-    ///
-    /// Returns `false` if the ring cannot hold the node: its wait slot is taken by another early
-    /// node, the node waits for other fences, or no callback was allocated.
-    pub(crate) fn wait_on_ring(&self, ring: &Arc<Ring>) -> bool {
-        if ring.index != self.ring || !self.deps.lock().iter().all(|d| d.is_signaled()) {
-            return false;
-        }
-        let guard = self.kick.lock();
-        // The callback wakes the ring it was allocated for.
-        let Some(kick) = guard.as_ref().filter(|k| Arc::ptr_eq(&k.handler().0, ring)) else {
-            return false;
-        };
-        if ring.wait_slot.cmpxchg(false, true, Acquire).is_err() {
-            return false;
-        }
-        let slot = WaitSlot(ring.clone());
-        // A fence that signals from here on queues the ring's work item, which looks at the node
-        // once its job has been pushed and started; those that signalled before need no
-        // callback.
-        self.wait_for_next(kick.as_ref());
-        drop(guard);
-        *self.early_state.lock() = Some(Early { _slot: slot });
-        self.early.store(true, Release);
-        true
-    }
-
-    /// Registers `kick` on the first ring wait that has not signalled, unless it is registered
-    /// on it already; returns `false` if they have all signalled.
-    ///
-    /// The first that has not signalled stays the first until it signals, as the others
-    /// before it have signalled: the callback moves on only when it has run.
-    fn wait_for_next(&self, kick: Pin<&FenceWaiter<Kick>>) -> bool {
-        loop {
-            let pending = self
-                .pipe_deps
-                .lock()
-                .iter()
-                .find(|d| !d.is_signaled())
-                .cloned();
-            let Some(fence) = pending else {
-                return false;
-            };
-            // Fails only if the fence signalled meanwhile: then on to the next one.
-            if kick.is_on(&fence) || kick.wait(&fence).is_ok() {
-                return true;
-            }
-        }
-    }
-
-    /// Whether the ring waits of an early node have all signalled; if not, the callback is
-    /// registered on the next one that has not (see [`NodeExec::wait_on_ring`]), which queues
-    /// the ring's work item again when it signals.
-    fn ring_waits_over(&self) -> bool {
-        let kick = self.kick.lock();
-        match kick.as_ref() {
-            Some(kick) => !self.wait_for_next(kick.as_ref()),
-            None => self.deps_signalled(),
-        }
-    }
-
-    // series: end
     /// Whether the node waits, or waited, on its ring (see [`NodeExec::wait_on_ring`]): such a
     /// node is not in the dispatcher's ready set and takes no window of its ring.
     pub(crate) fn is_early(&self) -> bool {
@@ -1677,24 +1545,12 @@ impl NodeExec {
     /// Undoes [`NodeExec::wait_on_ring`], before the node's job is pushed.
     pub(crate) fn cancel_ring_wait(&self) {
         self.early.store(false, Relaxed);
-        // series: from tas-early-joins
-        // The callback stays, for the node to wait on its ring later.
-        if let Some(kick) = self.kick.lock().as_ref() {
-            kick.cancel();
-        }
-        // series: end
         let early = self.early_state.lock().take();
         drop(early);
     }
 
-    // series: until tas-early-joins
     /// When the node could take its place on the ring: when it reached the ring, or for an
     /// early node, when its ring wait signalled if that was later.
-    // series: end
-    // series: from tas-early-joins
-    /// When the node could take its place on the ring: when it reached the ring, or for an
-    /// early node, when its last ring wait signalled if that was later.
-    // series: end
     fn arrival(&self) -> u64 {
         let on_ring = self.on_ring_ns.load(Relaxed);
         if self.early.load(Acquire) {
@@ -1794,6 +1650,13 @@ impl Ring {
         Self::new_named(dev, wq, index, name, depth, Some(timeout))
     }
 
+    // series: from tas-early-retry
+    /// Whether an early node holds the ring's wait slot (see [`NodeExec::wait_on_ring`]).
+    pub(crate) fn holds_early(&self) -> bool {
+        self.wait_slot.load(Relaxed)
+    }
+
+    // series: end
     /// Creates the graph ring, which completes graphs and executes no node.
     pub(crate) fn new_graph(
         dev: &device::Device,
@@ -1908,12 +1771,7 @@ impl Ring {
     // series: from tas-early
     /// Executes the next node of the FIFO; returns `false` if no node can start. That is the
     /// first node that did not come early, or the early node (see [`NodeExec::wait_on_ring`])
-    // series: until tas-early-joins
     /// once its ring wait has signalled, if that happened before the other node reached the
-    // series: end
-    // series: from tas-early-joins
-    /// once its ring waits have signalled, if that happened before the other node reached the
-    // series: end
     /// ring: the early node takes the place it would have had if it had been released when it
     /// became ready, and a ring that is idle then starts it at once. It has a hardware fence
     /// context of its own, so the other nodes still complete in FIFO order.
@@ -1925,28 +1783,13 @@ impl Ring {
         };
         // series: end
         // series: from tas-early
-        // series: from tas-early-joins
-        // At most one: the ring has one wait slot. Looked at outside of the FIFO's lock, as
-        // registering its callback on its next ring wait takes that fence's lock.
-        let early = self.fifo.lock().iter().find(|n| n.is_early()).cloned();
-        let early = early.filter(|n| n.ring_waits_over());
-        // series: end
         let next = {
             let fifo = self.fifo.lock();
             let first = fifo.iter().find(|n| !n.early.load(Acquire));
-            // series: until tas-early-joins
             // At most one: the ring has one wait slot.
             let early = fifo
                 .iter()
                 .find(|n| n.early.load(Acquire) && n.deps_signalled());
-            // series: end
-            // series: from tas-early-joins
-            // Only this work item takes nodes off the FIFO, but the early node is looked for
-            // there again all the same.
-            let early = early
-                .as_ref()
-                .filter(|e| fifo.iter().any(|n| Arc::ptr_eq(n, e)));
-            // series: end
             match (first, early) {
                 (Some(n), Some(e)) if e.arrival() < n.arrival() => Some(e),
                 (Some(n), _) => Some(n),
@@ -2488,12 +2331,7 @@ impl JobImpl for NodeJob {
             // becomes when it is handed to the ring, long before it starts: it only times out
             // once it has run for a whole timeout itself, and until then the ring stops the
             // nodes that have, which the scheduler does not look at meanwhile. The wait on the
-            // series: until tas-early-joins
             // ring ends when the predecessor ends, whose own timeout bounds it.
-            // series: end
-            // series: from tas-early-joins
-            // ring ends when the predecessors end, whose own timeouts bound it.
-            // series: end
             if exec.early.load(Acquire) {
                 let started = exec.started_ns.load(Relaxed);
                 let now = now_ns();

@@ -1234,25 +1234,12 @@ pub(crate) fn instance(
         // series: from tas-early
         // A node that may go to its ring before its predecessors finish: one with predecessors,
         // outside of gangs (see `Run::on_rings()`).
-        // series: until tas-early-joins
         if plan.indegree(v) > 0 && plan.gang_of(v).is_none() {
             exec.reserve_ring_wait(client_gfp())?;
         }
         // series: end
-        // series: from tas-early-joins
-        let ring = rings.get(node.ring as usize).ok_or(EINVAL)?;
-        if plan.indegree(v) > 0 && plan.gang_of(v).is_none() {
-            exec.reserve_ring_wait(ring, client_gfp())?;
-        }
-        // series: end
-        // series: end
         let data = NodeJob::Node {
-            // series: until tas-early-joins
             ring: rings.get(node.ring as usize).ok_or(EINVAL)?.clone(),
-            // series: end
-            // series: from tas-early-joins
-            ring: ring.clone(),
-            // series: end
             exec: exec.clone(),
             alloc: Some(FenceAllocation::new(client_gfp())?),
             // The launch holds the charge of the dispatcher's nodes.

@@ -17,9 +17,6 @@
 //!   on, queried and passed to C code. It can be obtained from a [`DriverFence`] or from a raw
 //!   `struct dma_fence` pointer created elsewhere (scheduler fences, syncobj payloads, ...).
 //!   Callbacks are pinned registrations ([`FenceCallback`]) that unregister themselves on drop.
-// series: from fence-waiter
-//!   A [`FenceWaiter`] is one that is registered on one fence after another.
-// series: end
 //!
 //! # Lifetime of fences
 //!
@@ -47,15 +44,8 @@
 //!
 //! Everything that runs while a fence is being signalled runs in the "fence signalling
 //! critical section" (see `Documentation/driver-api/dma-buf.rst`): the [`FenceCallback`]
-// series: until fence-waiter
 //! handlers registered on the fence. They may run in interrupt context with the fence lock
 //! held, and must not sleep, allocate memory with `GFP_KERNEL`, take locks that are held
-// series: end
-// series: from fence-waiter
-//! and [`FenceWaiter`] handlers registered on the fence. They may run in interrupt context with
-//! the fence lock held, and must not sleep, allocate memory with `GFP_KERNEL`, take locks that
-//! are held
-// series: end
 //! while waiting on fences, or call back into the same fence. [`DriverFence::signal`] marks
 //! the section with `dma_fence_begin_signalling()`/`dma_fence_end_signalling()`
 //! ([`SignallingGuard`]), so lockdep reports violations. Drivers should hold a
@@ -78,14 +68,7 @@ use crate::{
         atomic::{
             Atomic,
             Relaxed, //
-        // series: until fence-waiter
         }, //
-        // series: end
-        // series: from fence-waiter
-        },
-        new_spinlock_irq,
-        SpinLockIrq, //
-        // series: end
     },
     time::{
         msecs_to_jiffies,
@@ -666,33 +649,19 @@ impl Drop for SignallingGuard {
     }
 }
 
-// series: until fence-waiter
 /// A handler run by [`FenceCallback`] when its fence is signalled.
-// series: end
-// series: from fence-waiter
-/// A handler run by [`FenceCallback`] or [`FenceWaiter`] when its fence is signalled.
-// series: end
 ///
 /// Handlers are `'static`: they own what they use (or hold references counted on it), they never
 /// borrow it. A registration can be leaked (`core::mem::forget()` of its box is safe code), and
 /// a leaked registration stays on the fence: its handler runs whenever the fence signals, after
 /// any borrowed data could be gone.
 pub trait FenceCallbackHandler: Sync + 'static {
-    // series: until fence-waiter
     /// Called once, when `fence` is signalled.
-    // series: end
-    // series: from fence-waiter
-    /// Called once per registration, when `fence` is signalled.
-    // series: end
     ///
     /// Runs in the fence signalling critical section, possibly in interrupt context with the
     /// fence lock held: it must not sleep, allocate with `GFP_KERNEL`, wait for fences or call
     /// functions that take the lock of `fence` (such as registering or removing callbacks on
     /// it).
-    // series: from fence-waiter
-    /// Nor may it register, cancel or drop a [`FenceWaiter`]: the waiter may be registered on
-    /// `fence`, whose lock that takes.
-    // series: end
     fn fence_signaled(&self, fence: &Fence);
 }
 
@@ -814,174 +783,6 @@ impl<H: FenceCallbackHandler> PinnedDrop for FenceCallback<H> {
     }
 }
 
-// series: from fence-waiter
-/// A callback registered on one fence after another.
-///
-/// Like [`FenceCallback`], but created without a fence and embedded in what it belongs to, so
-/// that registering it never allocates: [`FenceWaiter::wait`] registers it on a fence, and
-/// again on another one once the first has signalled, as drm_sched's entities wait for the
-/// dependencies of a job one after the other with one `struct dma_fence_cb`. The handler runs
-/// at most once per registration, when its fence is signalled. Registering on another fence,
-/// and dropping the waiter, remove the callback from the fence it is registered on first; once
-/// that has returned, the handler is neither running nor will it run for that fence.
-///
-/// # Examples
-///
-/// ```
-/// use kernel::{
-///     dma_fence::{Fence, FenceCallbackHandler, FenceContext, FenceWaiter},
-///     sync::atomic::{Atomic, Relaxed},
-/// };
-///
-/// struct Counter(Atomic<u32>);
-///
-/// impl FenceCallbackHandler for Counter {
-///     fn fence_signaled(&self, _fence: &Fence) {
-///         self.0.fetch_add(1, Relaxed);
-///     }
-/// }
-///
-/// let ctx = FenceContext::new(c"my_driver", c"ring0");
-/// let (a, b) = (ctx.new_fence((), GFP_KERNEL)?, ctx.new_fence((), GFP_KERNEL)?);
-/// let waiter = KBox::pin_init(FenceWaiter::new(Counter(Atomic::new(0))), GFP_KERNEL)?;
-/// waiter.as_ref().wait(a.fence())?;
-/// a.signal();
-/// waiter.as_ref().wait(b.fence())?;
-/// b.signal();
-/// assert_eq!(waiter.handler().0.load(Relaxed), 2);
-/// # Ok::<(), Error>(())
-/// ```
-///
-/// # Invariants
-///
-/// If `fence` holds a fence, `cb` was passed to `dma_fence_add_callback()` on it and is either
-/// still on its callback list or has been called. If it holds none, `cb` is on no callback
-/// list and its function is not running.
-#[pin_data(PinnedDrop)]
-pub struct FenceWaiter<H: FenceCallbackHandler> {
-    /// The fence `cb` was last registered on. Taken with interrupts off, so that the waiter
-    /// can be registered from any context, an interrupt handler's included.
-    #[pin]
-    fence: SpinLockIrq<Option<ARef<Fence>>>,
-    handler: H,
-    #[pin]
-    cb: Opaque<bindings::dma_fence_cb>,
-}
-
-// SAFETY: The `struct dma_fence_cb` is only accessed by the dma-fence core and under `fence`'s
-// lock, from whatever thread; the fence is `Send`. So the waiter can be moved (and dropped) on
-// another thread if the handler can.
-unsafe impl<H: FenceCallbackHandler + Send> Send for FenceWaiter<H> {}
-
-// SAFETY: `&FenceWaiter` gives access to the handler, which is `Sync` by the bound of
-// `FenceCallbackHandler`, and registers `cb` under the lock of `fence`.
-unsafe impl<H: FenceCallbackHandler> Sync for FenceWaiter<H> {}
-
-impl<H: FenceCallbackHandler> FenceWaiter<H> {
-    /// Creates a waiter that runs `handler`, registered on no fence.
-    pub fn new(handler: H) -> impl PinInit<Self> {
-        pin_init!(Self {
-            fence <- new_spinlock_irq!(None, "FenceWaiter::fence"),
-            handler,
-            // INVARIANT: `fence` holds none, and `cb` has not been passed to the core.
-            cb: Opaque::uninit(),
-        })
-    }
-
-    /// Registers the handler to be run when `fence` is signalled, after removing it from the
-    /// fence it was registered on, if any (whose handler call is then either over or never
-    /// made).
-    ///
-    /// Fails with `ENOENT` if `fence` is already signalled, in which case the handler is not
-    /// run and the waiter is registered on no fence: the caller has to do itself whatever the
-    /// handler would have done.
-    ///
-    /// Takes the locks of the fence the waiter was registered on and of `fence`: a fence
-    /// callback must not call it (see [`FenceCallbackHandler::fence_signaled`]).
-    pub fn wait(self: Pin<&Self>, fence: &Fence) -> Result {
-        let mut current = self.fence.lock();
-        let old = self.remove(&mut current);
-        // SAFETY: `fence` is valid. `cb` is pinned, as `self` is, and it is on no callback list
-        // and not running: `remove()` took it off the fence it was registered on. It stays
-        // valid until `remove()`, here or in `PinnedDrop::drop`, takes it off again.
-        let ret = unsafe {
-            bindings::dma_fence_add_callback(fence.as_raw(), self.cb.get(), Some(Self::callback))
-        };
-        // INVARIANT: `cb` was passed to `dma_fence_add_callback()` on `fence`, if that succeeded.
-        // If it failed, the core did not add `cb` to a list.
-        if ret == 0 {
-            *current = Some(ARef::from(fence));
-        }
-        drop(current);
-        // Outside of the lock: the last reference to the old fence may go with it.
-        drop(old);
-        to_result(ret)
-    }
-
-    /// Removes the handler from the fence it is registered on, if any; once this has returned,
-    /// it is neither running nor will it run for that fence. Takes the lock of that fence, like
-    /// [`FenceWaiter::wait`].
-    pub fn cancel(&self) {
-        let old = self.remove(&mut self.fence.lock());
-        drop(old);
-    }
-
-    /// Returns whether the waiter is registered on `fence`, whether or not `fence` has been
-    /// signalled since.
-    pub fn is_on(&self, fence: &Fence) -> bool {
-        self.fence
-            .lock()
-            .as_ref()
-            .is_some_and(|f| ptr::eq(f.as_raw(), fence.as_raw()))
-    }
-
-    /// Returns the handler.
-    #[inline]
-    pub fn handler(&self) -> &H {
-        &self.handler
-    }
-
-    /// Takes `cb` off the fence in `current` and returns that fence, for the caller to drop
-    /// once it has let go of the lock of `current`, which is `self.fence`'s.
-    fn remove(&self, current: &mut Option<ARef<Fence>>) -> Option<ARef<Fence>> {
-        let old = current.take();
-        if let Some(fence) = &old {
-            // SAFETY: `fence` is valid, and `cb` was registered on it (type invariant). If the
-            // callback already ran, its list node was reinitialised and this does nothing; if
-            // it is running, this waits for the fence lock and thus for it to finish.
-            unsafe { bindings::dma_fence_remove_callback(fence.as_raw(), self.cb.get()) };
-        }
-        // INVARIANT: `current` holds none, and `cb` is on no list and not running (above).
-        old
-    }
-
-    /// # Safety
-    ///
-    /// Only called by the dma-fence core for a callback registered by [`FenceWaiter::wait`].
-    unsafe extern "C" fn callback(
-        fence: *mut bindings::dma_fence,
-        cb: *mut bindings::dma_fence_cb,
-    ) {
-        // SAFETY: `cb` is the `cb` field of a `FenceWaiter<H>`. It is still alive: dropping it,
-        // like registering it again, removes the callback under the fence lock, which the core
-        // holds while calling us.
-        let this = unsafe { container_of!(Opaque::cast_from(cb), Self, cb) };
-        // SAFETY: `this` is valid (see above). Only a shared reference to `handler` is created,
-        // and `H: Sync`.
-        let handler = unsafe { &(*this).handler };
-        // SAFETY: The core holds a reference to `fence` while signalling it.
-        handler.fence_signaled(unsafe { Fence::from_raw(fence) });
-    }
-}
-
-#[pinned_drop]
-impl<H: FenceCallbackHandler> PinnedDrop for FenceWaiter<H> {
-    fn drop(self: Pin<&mut Self>) {
-        self.cancel();
-    }
-}
-
-// series: end
 /// A reference to a fence that is not a `struct dma_fence_chain`: what a chain node contains.
 ///
 /// A chain node ([`FenceChain`], a timeline point) links its own fence to the node of the
@@ -1404,9 +1205,6 @@ mod tests {
         send_sync::<FenceChain>();
         send_sync::<UnchainedFence>();
         send_sync::<FenceAllocation>();
-        // series: from fence-waiter
-        send_sync::<FenceWaiter<Counter>>();
-        // series: end
     }
 
     #[test]
@@ -1441,125 +1239,6 @@ mod tests {
         drop(unsafe { KBox::from_raw(leaked) });
         Ok(())
     }
-    // series: from fence-waiter
-
-    #[test]
-    fn waiter_follows_fences() -> Result {
-        let ctx = FenceContext::new(DRIVER, TIMELINE);
-        let a = ctx.new_fence((), GFP_KERNEL)?;
-        let b = ctx.new_fence((), GFP_KERNEL)?;
-        let c = ctx.new_fence((), GFP_KERNEL)?;
-        let d = ctx.new_fence((), GFP_KERNEL)?;
-        let (fa, fb, fc, fd) = (
-            a.fence().clone(),
-            b.fence().clone(),
-            c.fence().clone(),
-            d.fence().clone(),
-        );
-        let waiter = KBox::pin_init(FenceWaiter::new(Counter::new()), GFP_KERNEL)?;
-        assert!(!waiter.is_on(&fa));
-
-        // Registered on `b` instead of `a` before either signals: only `b` runs the handler.
-        waiter.as_ref().wait(&fa)?;
-        assert!(waiter.is_on(&fa));
-        waiter.as_ref().wait(&fb)?;
-        assert!(!waiter.is_on(&fa) && waiter.is_on(&fb));
-        a.signal();
-        assert_eq!(waiter.handler().get(), 0);
-        b.signal();
-        assert_eq!(waiter.handler().get(), 1);
-        // Still on `b`, which has signalled, until registered on another fence.
-        assert!(waiter.is_on(&fb));
-
-        // An already signalled fence: not registered, not run.
-        c.signal();
-        assert_eq!(waiter.as_ref().wait(&fc), Err(ENOENT));
-        assert!(!waiter.is_on(&fb) && !waiter.is_on(&fc));
-        assert_eq!(waiter.handler().get(), 1);
-
-        // And again after a failed registration.
-        waiter.as_ref().wait(&fd)?;
-        d.signal();
-        assert_eq!(waiter.handler().get(), 2);
-        Ok(())
-    }
-
-    #[test]
-    fn waiter_cancel_and_drop() -> Result {
-        let ctx = FenceContext::new(DRIVER, TIMELINE);
-        let a = ctx.new_fence((), GFP_KERNEL)?;
-        let b = ctx.new_fence((), GFP_KERNEL)?;
-        let ran = Arc::new(Atomic::new(0u32), GFP_KERNEL)?;
-        let waiter = KBox::pin_init(FenceWaiter::new(SharedCounter(ran.clone())), GFP_KERNEL)?;
-
-        waiter.as_ref().wait(a.fence())?;
-        waiter.cancel();
-        assert!(!waiter.is_on(a.fence()));
-        a.signal();
-        assert_eq!(ran.load(Relaxed), 0);
-
-        // Dropped while registered: the fence signals later without running the handler, which
-        // went with the waiter.
-        waiter.as_ref().wait(b.fence())?;
-        drop(waiter);
-        b.signal();
-        assert_eq!(ran.load(Relaxed), 0);
-        Ok(())
-    }
-
-    /// Counts the handler's calls per fence, by sequence number (from 1).
-    struct PerFence(Arc<KVec<Atomic<u32>>>);
-
-    impl FenceCallbackHandler for PerFence {
-        fn fence_signaled(&self, fence: &Fence) {
-            let i = fence.seqno().wrapping_sub(1) as usize;
-            if let Some(count) = self.0.get(i) {
-                count.fetch_add(1, Relaxed);
-            }
-        }
-    }
-
-    #[test]
-    fn waiter_races_signals() -> Result {
-        // The fences of one context, signalled in order by a work item while the waiter follows
-        // them from here: the handler runs only for fences it was registered on, at most once
-        // each, and for the last one it was left on.
-        const N: usize = 64;
-        let ctx = FenceContext::new(DRIVER, TIMELINE);
-        let mut fences = KVec::with_capacity(N, GFP_KERNEL)?;
-        let mut views = KVec::with_capacity(N, GFP_KERNEL)?;
-        let mut counts = KVec::with_capacity(N, GFP_KERNEL)?;
-        for _ in 0..N {
-            let f = ctx.new_fence((), GFP_KERNEL)?;
-            views.push(f.fence().clone(), GFP_KERNEL)?;
-            fences.push(f, GFP_KERNEL)?;
-            counts.push(Atomic::new(0u32), GFP_KERNEL)?;
-        }
-        let counts = Arc::new(counts, GFP_KERNEL)?;
-        let waiter = KBox::pin_init(FenceWaiter::new(PerFence(counts.clone())), GFP_KERNEL)?;
-        workqueue::system().try_spawn(GFP_KERNEL, move || {
-            for f in fences.drain_all() {
-                f.signal();
-            }
-        })?;
-        let mut registered = [false; N];
-        for (f, registered) in views.iter().zip(registered.iter_mut()) {
-            *registered = waiter.as_ref().wait(f).is_ok();
-        }
-        views[N - 1].wait(false, None)?;
-        // Waits for a handler call that may still be running.
-        waiter.cancel();
-        for (count, registered) in counts.iter().zip(registered.iter()) {
-            let count = count.load(Relaxed);
-            assert!(count <= 1);
-            assert!(*registered || count == 0);
-        }
-        if registered[N - 1] {
-            assert_eq!(counts[N - 1].load(Relaxed), 1);
-        }
-        Ok(())
-    }
-    // series: end
 
     #[test]
     fn order_record() {

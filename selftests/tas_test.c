@@ -7295,64 +7295,6 @@ TEST_F(tas, early_release_on_ring)
 	tas_syncobj_destroy(self->fd, syncobj);
 }
 
-/* series: from tas-early-joins-tests */
-/*
- * A join (node 2 on ring 2) waits for node 0 (20 ms on ring 0) and node 1
- * (60 ms on ring 1); node 4 on ring 2 waits for node 3 (30 ms on ring 3).
- * The dispatcher releases the sources ring by ring: nodes 0, 1 and 3 in that
- * order. The join goes to its ring once both its predecessors are released,
- * before either finishes, and takes ring 2's wait slot: it becomes ready at
- * node 1's fence timestamp. A join that went only once one predecessor was
- * left would find the slot taken by node 4 when node 0 finishes, and be
- * released by the dispatcher after node 1 finished, later than that.
- */
-TEST_F(tas, early_join_on_ring)
-{
-	struct drm_tas_node_info info[5];
-	struct drm_tas_node nodes[5];
-	struct drm_tas_edge edges[3];
-	struct drm_tas_sync signal;
-	__u32 syncobj, done;
-	__u64 graph_id;
-	int i;
-
-	if (self->num_rings < 4)
-		SKIP(return, "fewer than 4 rings");
-	ASSERT_EQ(0, tas_syncobj_create(self->fd, 0, &syncobj));
-	tas_node_init(&nodes[0], 0, DRM_TAS_OP_NOP, 20 * TAS_NSEC_PER_MSEC);
-	tas_node_init(&nodes[1], 1, DRM_TAS_OP_NOP, 60 * TAS_NSEC_PER_MSEC);
-	tas_node_init(&nodes[2], 2, DRM_TAS_OP_NOP, TAS_NSEC_PER_MSEC);
-	tas_node_init(&nodes[3], 3, DRM_TAS_OP_NOP, 30 * TAS_NSEC_PER_MSEC);
-	tas_node_init(&nodes[4], 2, DRM_TAS_OP_NOP, TAS_NSEC_PER_MSEC);
-	tas_edge_init(&edges[0], 0, 2);
-	tas_edge_init(&edges[1], 1, 2);
-	tas_edge_init(&edges[2], 3, 4);
-	tas_sync_init(&signal, syncobj, DRM_TAS_NODE_GRAPH, 0);
-
-	ASSERT_EQ(0, tas_submit(self->fd, nodes, 5, edges, 3, NULL, 0,
-				&signal, 1, &graph_id));
-	ASSERT_EQ(0, tas_syncobj_wait_graph(self->fd, syncobj));
-	ASSERT_EQ(0, tas_graph_info(self->fd, graph_id, info, 5, &done));
-	EXPECT_EQ(1U, done);
-	for (i = 0; i < 5; i++)
-		EXPECT_EQ(0, info[i].error);
-	TH_LOG("the join became ready %lld us and started %lld us after node 1 finished",
-	       ((long long)info[2].ready_ns -
-		(long long)info[1].finished_ns) / 1000,
-	       ((long long)info[2].started_ns -
-		(long long)info[1].finished_ns) / 1000);
-	EXPECT_EQ(info[1].finished_ns, info[2].ready_ns);
-	EXPECT_GE(info[2].started_ns, info[2].ready_ns);
-	/*
-	 * Node 4 found the slot taken by the join and was released by the
-	 * dispatcher, after node 3 finished; it ran while the join waited.
-	 */
-	EXPECT_LT(info[3].finished_ns, info[4].ready_ns);
-	EXPECT_LT(info[4].finished_ns, info[1].finished_ns);
-	tas_syncobj_destroy(self->fd, syncobj);
-}
-
-/* series: end */
 /* series: from tas-early-retry-tests */
 /*
  * Node 1 on ring 1 waits for node 0 (30 ms on ring 0), node 3 on ring 1 for

@@ -126,9 +126,6 @@ def layout_errors(text, src):
     for i in range(1, len(lines)):
         if lines[i] == "" and lines[i - 1] == "" and i < len(lines) - 1:
             errs.append(f"{src}:{i + 1}: two blank lines")
-        # rustfmt keeps consecutive `use` items together, a multi-line one too.
-        if lines[i - 1] == "};" and lines[i].startswith("use "):
-            continue
         if lines[i - 1] in ("}", "};") and lines[i].startswith(starts):
             errs.append(f"{src}:{i + 1}: no blank line after '}}'")
     return errs

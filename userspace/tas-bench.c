@@ -156,6 +156,9 @@ static int run_graph(int fd, struct tas_graph *g, __u32 flags,
 struct makespan_suite {
 	double sum[4], max[4];
 	unsigned int count;
+	/* The graphs with waits across rings, and the sum of their shares. */
+	double on_ring_sum;
+	unsigned int on_ring_count;
 };
 
 /* Adds a graph's ratios and ends the line that describes the graph. */
@@ -172,11 +175,16 @@ static void suite_add(struct makespan_suite *suite,
 			suite->max[i] = r[i];
 	}
 	suite->count++;
-	printf(", ratio %.3f, over bound %.3f, over the zero-cost schedule (%.2f ms) %.3f, gaps p50 %.1f us within / %.1f us across rings / %.1f us on a ring, over the schedule with them (%.2f ms) %.3f\n",
+	if (st->on_ring_share >= 0) {
+		suite->on_ring_sum += st->on_ring_share;
+		suite->on_ring_count++;
+	}
+	printf(", ratio %.3f, over bound %.3f, over the zero-cost schedule (%.2f ms) %.3f, gaps p50 %.1f us within / %.1f us across rings / %.1f us on a ring, over the schedule with them (%.2f ms) %.3f, %.0f%% of the waits across rings on the ring\n",
 	       st->ratio, st->bound_ratio, st->ideal / 1e6, st->ideal_ratio,
 	       st->dep_gap[TAS_GAP_WITHIN] / 1e3, st->dep_gap[TAS_GAP_ACROSS] / 1e3,
 	       st->dep_gap[TAS_GAP_RING] / 1e3, st->gap_ideal / 1e6,
-	       st->gap_ideal_ratio);
+	       st->gap_ideal_ratio,
+	       st->on_ring_share < 0 ? 0 : st->on_ring_share * 100);
 }
 
 static int bench_makespan(int fd, unsigned int rings)
@@ -245,6 +253,9 @@ static int bench_makespan(int fd, unsigned int rings)
 	       "makespan / the schedule of the same durations with the run's median gaps (dependencies, rings), mean");
 	result("makespan_over_gap_schedule_max", suite.max[3], "-",
 	       "the same, worst graph");
+	result("waits_on_ring_share_mean",
+	       suite.on_ring_count ? suite.on_ring_sum / suite.on_ring_count : 0, "-",
+	       "share of the nodes whose last predecessor ran on another ring that waited for it on their ring, mean");
 	return 0;
 }
 
@@ -342,6 +353,9 @@ static int bench_models(int fd, unsigned int rings)
 	       "-", "dispatcher makespan / the schedule with the run's median gaps (dependencies, rings), mean");
 	result("models_makespan_over_gap_schedule_max", suite.max[3], "-",
 	       "the same, worst model graph");
+	result("models_waits_on_ring_share_mean",
+	       suite.on_ring_count ? suite.on_ring_sum / suite.on_ring_count : 0, "-",
+	       "the same share as waits_on_ring_share_mean, exported model graphs");
 	return 0;
 }
 

@@ -178,6 +178,16 @@ static void test_dep_gaps(void)
 	EXPECT_EQ("dependency gaps: within a ring", gap[TAS_GAP_WITHIN], 3ULL);
 	EXPECT_EQ("dependency gaps: across rings", gap[TAS_GAP_ACROSS], 7ULL);
 	EXPECT_EQ("ring gaps", gap[TAS_GAP_RING], 3ULL);
+	/*
+	 * B, F, H and I had their last predecessor on another ring; B became
+	 * ready at A's end, the others later.
+	 */
+	info[1].ready_ns = 1010;
+	info[2].ready_ns = 1010;
+	info[4].ready_ns = 1011;
+	info[5].ready_ns = 1021;
+	EXPECT_EQ("waits on the ring: one in four",
+		  (__u64)(tas_graph_on_ring_share(&g, info) * 100), 25ULL);
 	tas_graph_free(&g);
 }
 

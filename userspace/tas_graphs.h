@@ -504,6 +504,38 @@ static inline int tas_graph_dep_gaps(const struct tas_graph *g,
 	return ret;
 }
 
+/*
+ * The share of the nodes of a run of @g in @info whose last predecessor ran
+ * on another ring that became ready at that predecessor's fence timestamp:
+ * the nodes that waited for it on their rings, which the dispatcher had
+ * handed them to early, rather than being released by the dispatcher once it
+ * had learnt of the completion, later. -1 if no node's last predecessor ran
+ * on another ring.
+ */
+static inline double tas_graph_on_ring_share(const struct tas_graph *g,
+					     const struct drm_tas_node_info *info)
+{
+	unsigned int v, j, across = 0, on_ring = 0;
+
+	for (v = 0; v < g->n; v++) {
+		unsigned int last = g->n;
+
+		for (j = 0; j < g->e; j++) {
+			unsigned int u = g->edges[j].from;
+
+			if (g->edges[j].to == v &&
+			    (last == g->n || info[u].finished_ns > info[last].finished_ns))
+				last = u;
+		}
+		if (last == g->n || g->nodes[last].ring == g->nodes[v].ring)
+			continue;
+		across++;
+		if (info[v].ready_ns == info[last].finished_ns)
+			on_ring++;
+	}
+	return across ? (double)on_ring / across : -1;
+}
+
 static inline int tas_wait_syncobj(int fd, __u32 handle, __u64 point,
 				   int seconds)
 {
@@ -753,6 +785,8 @@ struct tas_graph_stats {
 	/* The makespan of tas_graph_simulate_gaps() with those gaps. */
 	__u64 gap_ideal;
 	double gap_ideal_ratio;	/* makespan / gap_ideal */
+	/* tas_graph_on_ring_share() */
+	double on_ring_share;
 	double ratio;	/* makespan / max(critical path, work / rings) */
 	/*
 	 * makespan / max(critical path, busiest ring's work): nodes are pinned
@@ -796,6 +830,7 @@ static inline void tas_graph_measure(struct tas_graph *g,
 	if (!tas_graph_dep_gaps(g, info, st->dep_gap))
 		st->gap_ideal = tas_graph_simulate_gaps(g, info, st->dep_gap);
 	st->gap_ideal_ratio = st->gap_ideal ? (double)st->makespan / st->gap_ideal : 0;
+	st->on_ring_share = tas_graph_on_ring_share(g, info);
 }
 
 /* Submits @g, waits for it and measures it; returns 0 or -errno. */
