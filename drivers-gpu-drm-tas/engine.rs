@@ -1553,7 +1553,7 @@ impl NodeExec {
     /// early node, when its ring wait signalled if that was later.
     fn arrival(&self) -> u64 {
         let on_ring = self.on_ring_ns.load(Relaxed);
-        if self.early.load(Acquire) {
+        if self.is_early() {
             on_ring.max(self.ready().0)
         } else {
             on_ring
@@ -1785,11 +1785,9 @@ impl Ring {
         // series: from tas-early
         let next = {
             let fifo = self.fifo.lock();
-            let first = fifo.iter().find(|n| !n.early.load(Acquire));
+            let first = fifo.iter().find(|n| !n.is_early());
             // At most one: the ring has one wait slot.
-            let early = fifo
-                .iter()
-                .find(|n| n.early.load(Acquire) && n.deps_signalled());
+            let early = fifo.iter().find(|n| n.is_early() && n.deps_signalled());
             match (first, early) {
                 (Some(n), Some(e)) if e.arrival() < n.arrival() => Some(e),
                 (Some(n), _) => Some(n),
@@ -2072,7 +2070,7 @@ impl Ring {
             // series: from tas-early
             // An early node has a fence context of its own: it neither waits for the nodes of
             // its level nor holds them up.
-            if n.early.load(Acquire) {
+            if n.is_early() {
                 if n.urgency < node.urgency && n.deps_signalled() {
                     return Some(n.clone());
                 }
@@ -2301,7 +2299,7 @@ impl JobImpl for NodeJob {
         let ctx = ring.ctx.get(usize::from(exec.urgency)).ok_or(EINVAL)?;
         // series: end
         // series: from tas-early
-        let ctx = if exec.early.load(Acquire) {
+        let ctx = if exec.is_early() {
             &ring.early_ctx
         } else {
             ring.ctx.get(usize::from(exec.urgency)).ok_or(EINVAL)?
@@ -2332,7 +2330,7 @@ impl JobImpl for NodeJob {
             // once it has run for a whole timeout itself, and until then the ring stops the
             // nodes that have, which the scheduler does not look at meanwhile. The wait on the
             // ring ends when the predecessor ends, whose own timeout bounds it.
-            if exec.early.load(Acquire) {
+            if exec.is_early() {
                 let started = exec.started_ns.load(Relaxed);
                 let now = now_ns();
                 if started == 0 || now.saturating_sub(started) < ring.timeout_ns {
