@@ -179,6 +179,9 @@ use crate::{
         now_ns,
         NodeExec,
         NodeJob, //
+        // series: from tas-early-retry
+        NoRingWait,
+        // series: end
     },
     file::Charge,
 };
@@ -712,21 +715,13 @@ impl State {
         set.finished(plan.ring(v));
         // series: end
         // series: from tas-early
-        // series: until tas-early-retry
         if slots[v as usize].exec.is_early() {
             set.finished_outside(plan.ring(v));
         } else {
             set.finished(plan.ring(v));
         }
-        // series: end
         // series: from tas-early-retry
-        let early = slots[v as usize].exec.is_early();
-        if early {
-            set.finished_outside(plan.ring(v));
-        } else {
-            set.finished(plan.ring(v));
-        }
-        let ring = plan.ring(v);
+        let freed = slots[v as usize].exec.is_early().then(|| plan.ring(v));
         // series: end
         // series: end
         if let Some(out) = slots[v as usize].out.take() {
@@ -764,11 +759,9 @@ impl State {
         // series: end
         // series: from tas-early-retry
         // The early node gave its ring's wait slot back before it was reported.
-        if early {
-            let missed = self.missed.get_mut(ring as usize).and_then(Option::take);
-            if let Some((l, w)) = missed {
-                self.release_early_of(l, &[w]);
-            }
+        let missed = freed.and_then(|r| self.missed.get_mut(r as usize)?.take());
+        if let Some((missed_l, w)) = missed {
+            self.release_early_of(missed_l, &[w]);
         }
         // series: end
     }
@@ -941,6 +934,9 @@ impl State {
         };
         // series: end
         // series: from tas-early-retry
+        if self.early.is_empty() {
+            return;
+        }
         let Some(launch) = live(&mut self.launches, l) else {
             return;
         };
@@ -948,8 +944,8 @@ impl State {
         self.release_early_of(l, plan.succ(v));
     }
 
-    /// Hands those of `candidates`, nodes of launch `l`, that can go to their rings early
-    /// there, as [`State::release_early`] does, and then their successors that can.
+    /// Hands those of `candidates`, nodes of launch `l`, that can go to their rings early to
+    /// their rings, as [`State::release_early`] does, and then their successors that can.
     fn release_early_of(&mut self, l: u32, candidates: &[u32]) {
         let State {
             set,
@@ -1006,17 +1002,23 @@ impl State {
             let Some(entity) = early.get(ring.index as usize) else {
                 continue;
             };
-            if !slot.exec.wait_on_ring(&ring) {
-                // series: from tas-early-retry
-                // Another early node holds the ring's wait slot.
-                if ring.holds_early() {
+            // series: until tas-early-retry
+            if slot.exec.wait_on_ring(&ring).is_err() {
+                continue;
+            }
+            // series: end
+            // series: from tas-early-retry
+            if let Err(no) = slot.exec.wait_on_ring(&ring) {
+                // Tried again when an early node of this file gives the slot back, which one of
+                // another file's does not tell this dispatcher.
+                if no == NoRingWait::SlotTaken {
                     if let Some(missed) = missed.get_mut(ring.index as usize) {
                         *missed = Some((l, w));
                     }
                 }
-                // series: end
                 continue;
             }
+            // series: end
             // The entity is empty: its last node has left it for the ring, whose wait slot it
             // gave back only once it had signalled.
             entity.set_priority(plan.class(w).priority());

@@ -1098,6 +1098,17 @@ impl Drop for WaitSlot {
     }
 }
 
+/// Why [`NodeExec::wait_on_ring`] did not make a node wait on its ring.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum NoRingWait {
+    /// The node waits for fences other than its ring waits, or for more than one ring wait
+    /// (the ring waits on one fence at a time), it is not of the ring, or no room was reserved
+    /// for its callback.
+    Unable,
+    /// Another early node holds the ring's wait slot.
+    SlotTaken,
+}
+
 /// What an early node holds while it waits on its ring: the ring's wait slot, and the callback
 /// on the fence it waits for, if that had not signalled.
 struct Early {
@@ -1499,27 +1510,25 @@ impl NodeExec {
     /// and starts other nodes meanwhile. To be called before the node's job is pushed, once
     /// every predecessor of the node that has not finished has been pushed and added.
     ///
-    /// Returns `false` if the ring cannot hold the node: its wait slot is taken by another early
-    /// node, the node waits for other fences or for more than one ring wait (the ring waits on
-    /// one fence at a time), or no room was reserved.
-    pub(crate) fn wait_on_ring(&self, ring: &Arc<Ring>) -> bool {
+    /// Fails if the ring cannot hold the node (see [`NoRingWait`]).
+    pub(crate) fn wait_on_ring(&self, ring: &Arc<Ring>) -> Result<(), NoRingWait> {
         if ring.index != self.ring || !self.deps.lock().iter().all(|d| d.is_signaled()) {
-            return false;
+            return Err(NoRingWait::Unable);
         }
         let pending = {
             let pipe_deps = self.pipe_deps.lock();
             let mut pending = pipe_deps.iter().filter(|d| !d.is_signaled());
             match (pending.next(), pending.next()) {
                 (first, None) => first.cloned(),
-                _ => return false,
+                _ => return Err(NoRingWait::Unable),
             }
         };
         let Some(room) = self.kick_room.lock().take() else {
-            return false;
+            return Err(NoRingWait::Unable);
         };
         if ring.wait_slot.cmpxchg(false, true, Acquire).is_err() {
             *self.kick_room.lock() = Some(room);
-            return false;
+            return Err(NoRingWait::SlotTaken);
         }
         let slot = WaitSlot(ring.clone());
         // A fence that signals from here on queues the ring's work item, which looks at the node
@@ -1533,7 +1542,7 @@ impl NodeExec {
             _kick: kick,
         });
         self.early.store(true, Release);
-        true
+        Ok(())
     }
 
     /// Whether the node waits, or waited, on its ring (see [`NodeExec::wait_on_ring`]): such a
@@ -1542,6 +1551,16 @@ impl NodeExec {
         self.early.load(Acquire)
     }
 
+    // series: from tas-early-retry
+    /// Gives the ring's wait slot back if the node holds it: once its fence has signalled, or
+    /// never will be created, and before its completion is reported, as the dispatcher then
+    /// tries a node that found the slot taken again.
+    fn leave_wait_slot(&self) {
+        let early = self.early_state.lock().take();
+        drop(early);
+    }
+
+    // series: end
     /// Undoes [`NodeExec::wait_on_ring`], before the node's job is pushed.
     pub(crate) fn cancel_ring_wait(&self) {
         self.early.store(false, Relaxed);
@@ -1650,13 +1669,6 @@ impl Ring {
         Self::new_named(dev, wq, index, name, depth, Some(timeout))
     }
 
-    // series: from tas-early-retry
-    /// Whether an early node holds the ring's wait slot (see [`NodeExec::wait_on_ring`]).
-    pub(crate) fn holds_early(&self) -> bool {
-        self.wait_slot.load(Relaxed)
-    }
-
-    // series: end
     /// Creates the graph ring, which completes graphs and executes no node.
     pub(crate) fn new_graph(
         dev: &device::Device,
@@ -1833,6 +1845,9 @@ impl Ring {
         self.remove(node);
         if let Some(fence) = node.take_fence() {
             fence.signal_with_error(error);
+            // series: from tas-early-retry
+            node.leave_wait_slot();
+            // series: end
             // series: from tas-dispatch
             Self::report(node);
             // series: end
@@ -2039,6 +2054,9 @@ impl Ring {
                     Self::report(&older);
                 }
             } else {
+                // series: from tas-early-retry
+                node.leave_wait_slot();
+                // series: end
                 Self::report(node);
             }
         }
@@ -2261,6 +2279,9 @@ impl Drop for NodeJob {
                 // The rest of its gang would wait for it in vain.
                 exec.cancel_gang();
             }
+            // series: end
+            // series: from tas-early-retry
+            exec.leave_wait_slot();
             // series: end
             drop(exec.take_done());
             // series: from tas-let-go

@@ -179,12 +179,16 @@ static void suite_add(struct makespan_suite *suite,
 		suite->on_ring_sum += st->on_ring_share;
 		suite->on_ring_count++;
 	}
-	printf(", ratio %.3f, over bound %.3f, over the zero-cost schedule (%.2f ms) %.3f, gaps p50 %.1f us within / %.1f us across rings / %.1f us on a ring, over the schedule with them (%.2f ms) %.3f, %.0f%% of the waits across rings on the ring\n",
+	printf(", ratio %.3f, over bound %.3f, over the zero-cost schedule (%.2f ms) %.3f, gaps p50 %.1f us within / %.1f us across rings / %.1f us on a ring, over the schedule with them (%.2f ms) %.3f",
 	       st->ratio, st->bound_ratio, st->ideal / 1e6, st->ideal_ratio,
 	       st->dep_gap[TAS_GAP_WITHIN] / 1e3, st->dep_gap[TAS_GAP_ACROSS] / 1e3,
 	       st->dep_gap[TAS_GAP_RING] / 1e3, st->gap_ideal / 1e6,
-	       st->gap_ideal_ratio,
-	       st->on_ring_share < 0 ? 0 : st->on_ring_share * 100);
+	       st->gap_ideal_ratio);
+	if (st->on_ring_share >= 0)
+		printf(", %.0f%% of the waits across rings on the ring\n",
+		       st->on_ring_share * 100);
+	else
+		printf(", no waits across rings\n");
 }
 
 static int bench_makespan(int fd, unsigned int rings)

@@ -183,9 +183,9 @@ static void test_dep_gaps(void)
 	 * ready at A's end, the others later.
 	 */
 	info[1].ready_ns = 1010;
-	info[2].ready_ns = 1010;
 	info[4].ready_ns = 1011;
 	info[5].ready_ns = 1021;
+	info[6].ready_ns = 1031;
 	EXPECT_EQ("waits on the ring: one in four",
 		  (__u64)(tas_graph_on_ring_share(&g, info) * 100), 25ULL);
 	tas_graph_free(&g);

@@ -505,8 +505,9 @@ static inline int tas_graph_dep_gaps(const struct tas_graph *g,
 }
 
 /*
- * The share of the nodes of a run of @g in @info whose last predecessor ran
- * on another ring that became ready at that predecessor's fence timestamp:
+ * The share of the nodes of a run of @g in @info whose last predecessor (the
+ * one that finished last; of those that finished together, the first edge's)
+ * ran on another ring that became ready at that predecessor's fence timestamp:
  * the nodes that waited for it on their rings, which the dispatcher had
  * handed them to early, rather than being released by the dispatcher once it
  * had learnt of the completion, later. -1 if no node's last predecessor ran
