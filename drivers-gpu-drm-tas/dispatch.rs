@@ -177,11 +177,11 @@ use crate::{
     driver::client_gfp,
     engine::{
         now_ns,
-        NodeExec,
-        NodeJob, //
         // series: from tas-early-retry
         NoRingWait,
         // series: end
+        NodeExec,
+        NodeJob, //
     },
     file::Charge,
 };
