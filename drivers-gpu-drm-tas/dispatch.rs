@@ -916,24 +916,6 @@ impl State {
     /// it takes no room that a ready node needs. The set counts it apart from its window, so
     /// that a gang waits for it.
     fn release_early(&mut self, l: u32, v: u32) {
-        // series: until tas-early-retry
-        let State {
-            set,
-            launches,
-            early,
-            ..
-        } = self;
-        if early.is_empty() {
-            return;
-        }
-        let Some(Launch {
-            plan, run, slots, ..
-        }) = live(launches, l)
-        else {
-            return;
-        };
-        // series: end
-        // series: from tas-early-retry
         if self.early.is_empty() {
             return;
         }
@@ -951,7 +933,9 @@ impl State {
             set,
             launches,
             early,
+            // series: from tas-early-retry
             missed,
+            // series: end
             ..
         } = self;
         if early.is_empty() {
@@ -963,16 +947,10 @@ impl State {
         else {
             return;
         };
-        // series: end
         // At most one per ring, which holds one early node at a time.
         let mut released = [0u32; crate::driver::MAX_RINGS as usize];
         let mut n = 0;
-        // series: until tas-early-retry
-        for &w in plan.succ(v) {
-        // series: end
-        // series: from tas-early-retry
         for &w in candidates {
-        // series: end
             if n == released.len() {
                 break;
             }
