@@ -446,6 +446,25 @@ static inline int tas_u64_cmp(const void *a, const void *b)
 }
 
 /*
+ * The predecessor of node @v that finished last in the run in @info (of those
+ * that finished together, the first edge's), or @g->n if @v has none.
+ */
+static inline unsigned int tas_graph_last_pred(const struct tas_graph *g,
+					       const struct drm_tas_node_info *info,
+					       unsigned int v)
+{
+	unsigned int j, u, last = g->n;
+
+	for (j = 0; j < g->e; j++) {
+		u = g->edges[j].from;
+		if (g->edges[j].to == v &&
+		    (last == g->n || info[u].finished_ns > info[last].finished_ns))
+			last = u;
+	}
+	return last;
+}
+
+/*
  * The median gaps of a run of @g in @info (TAS_GAP_*), in ns, into @gap (the
  * upper median of an even count). A node's gap is the time from the later of
  * the end of its last predecessor and the end of the node before it on its
@@ -458,7 +477,7 @@ static inline int tas_graph_dep_gaps(const struct tas_graph *g,
 				     const struct drm_tas_node_info *info,
 				     __u64 gap[TAS_GAPS])
 {
-	unsigned int count[TAS_GAPS] = { 0 }, v, u, j, c;
+	unsigned int count[TAS_GAPS] = { 0 }, v, u, c;
 	__u64 *gaps[TAS_GAPS];
 	int ret = 0;
 
@@ -469,15 +488,9 @@ static inline int tas_graph_dep_gaps(const struct tas_graph *g,
 			ret = -ENOMEM;
 	}
 	for (v = 0; !ret && v < g->n; v++) {
-		unsigned int last = g->n;
+		unsigned int last = tas_graph_last_pred(g, info, v);
 		__u64 pred_end = 0, ring_end = 0;
 
-		for (j = 0; j < g->e; j++) {
-			u = g->edges[j].from;
-			if (g->edges[j].to == v &&
-			    (last == g->n || info[u].finished_ns > info[last].finished_ns))
-				last = u;
-		}
 		if (last != g->n)
 			pred_end = info[last].finished_ns;
 		for (u = 0; u < g->n; u++)
@@ -505,9 +518,8 @@ static inline int tas_graph_dep_gaps(const struct tas_graph *g,
 }
 
 /*
- * The share of the nodes of a run of @g in @info whose last predecessor (the
- * one that finished last; of those that finished together, the first edge's)
- * ran on another ring that became ready at that predecessor's fence timestamp:
+ * The share of the nodes of a run of @g in @info whose last predecessor
+ * (tas_graph_last_pred()) ran on another ring that became ready at that predecessor's fence timestamp:
  * the nodes that waited for it on their rings, which the dispatcher had
  * handed them to early, rather than being released by the dispatcher once it
  * had learnt of the completion, later. -1 if no node's last predecessor ran
@@ -516,18 +528,11 @@ static inline int tas_graph_dep_gaps(const struct tas_graph *g,
 static inline double tas_graph_on_ring_share(const struct tas_graph *g,
 					     const struct drm_tas_node_info *info)
 {
-	unsigned int v, j, across = 0, on_ring = 0;
+	unsigned int v, across = 0, on_ring = 0;
 
 	for (v = 0; v < g->n; v++) {
-		unsigned int last = g->n;
+		unsigned int last = tas_graph_last_pred(g, info, v);
 
-		for (j = 0; j < g->e; j++) {
-			unsigned int u = g->edges[j].from;
-
-			if (g->edges[j].to == v &&
-			    (last == g->n || info[u].finished_ns > info[last].finished_ns))
-				last = u;
-		}
 		if (last == g->n || g->nodes[last].ring == g->nodes[v].ring)
 			continue;
 		across++;
