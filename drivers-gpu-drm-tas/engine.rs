@@ -1845,9 +1845,6 @@ impl Ring {
         self.remove(node);
         if let Some(fence) = node.take_fence() {
             fence.signal_with_error(error);
-            // series: from tas-early-retry
-            node.leave_wait_slot();
-            // series: end
             // series: from tas-dispatch
             Self::report(node);
             // series: end
@@ -1862,7 +1859,14 @@ impl Ring {
     /// Reports the completion of `node`, whose fence this ring signalled, to the dispatcher now
     /// rather than when the scheduler frees its job. If the scheduler has not signalled the
     /// node's finished fence yet, the job's release reports it.
+    // series: from tas-early-retry
+    ///
+    /// An early node gives its ring's wait slot back first, if it still holds it.
+    // series: end
     fn report(node: &NodeExec) {
+        // series: from tas-early-retry
+        node.leave_wait_slot();
+        // series: end
         drop(node.take_ready_done());
     }
     // series: from tas-report-after-start
@@ -2054,9 +2058,6 @@ impl Ring {
                     Self::report(&older);
                 }
             } else {
-                // series: from tas-early-retry
-                node.leave_wait_slot();
-                // series: end
                 Self::report(node);
             }
         }
