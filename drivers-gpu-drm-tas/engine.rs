@@ -1198,6 +1198,13 @@ pub(crate) struct NodeExec {
     /// When the node, a gang member, began to wait at the head of its ring for the others.
     gang_wait_ns: Atomic<u64>,
     // series: end
+    // series: from tas-ring-clock
+    /// The scheduler's finished fence, from the moment the node reaches its ring until the ring
+    /// has run or skipped it, or its job goes: the ring's next node starts at its timestamp
+    /// (see `Ring::start_time()`).
+    #[pin]
+    finished_fence: SpinLock<Option<ARef<Fence>>>,
+    // series: end
 }
 
 impl NodeExec {
@@ -1307,6 +1314,9 @@ impl NodeExec {
                 on_ring_ns: Atomic::new(0),
                 gang_wait_ns: Atomic::new(0),
                 // series: end
+                // series: from tas-ring-clock
+                finished_fence <- new_spinlock!(None),
+                // series: end
             }),
             flags,
         )
@@ -1333,6 +1343,9 @@ impl NodeExec {
 
     /// Lets go of the fences the node waited for, once they have been looked at (the ring ran or
     /// skipped the node) or will never be (its job goes). The vectors keep no capacity either.
+    // series: from tas-ring-clock
+    /// The node's finished fence goes with them.
+    // series: end
     fn let_go_of_deps(&self) {
         let deps = core::mem::take(&mut *self.deps.lock());
         let pipe_deps = core::mem::take(&mut *self.pipe_deps.lock());
@@ -1345,9 +1358,18 @@ impl NodeExec {
         // is free for the next one.
         let early = self.early_state.lock().take();
         let room = self.kick_room.lock().take();
+        // series: until tas-ring-clock
         // Outside of the locks: the last reference to a fence may go with them, and removing the
         // callback takes the lock of its fence.
         drop((deps, pipe_deps, early, room));
+        // series: end
+        // series: from tas-ring-clock
+        // The ring has read the finished fence's timestamp, if it ran the node.
+        let finished = self.finished_fence.lock().take();
+        // Outside of the locks: the last reference to a fence may go with them, and removing the
+        // callback takes the lock of its fence.
+        drop((deps, pipe_deps, early, room, finished));
+        // series: end
         // series: end
     }
     // series: end
@@ -1580,6 +1602,16 @@ impl NodeExec {
     }
     // series: end
     // series: end
+    // series: from tas-ring-clock
+
+    /// When the scheduler's finished fence of the node signalled, if it has.
+    fn finished_ts(&self) -> Option<u64> {
+        self.finished_fence
+            .lock()
+            .as_ref()
+            .and_then(|fence| fence.timestamp())
+    }
+    // series: end
 }
 
 fn dep_state(deps: &[ARef<Fence>], queued: u64) -> (u64, Option<Error>) {
@@ -1622,6 +1654,10 @@ pub(crate) struct Ring {
     /// The job timeout (`u64::MAX` for none), which the ring checks itself while the early
     /// node is the scheduler's first job (see [`NodeJob::timed_out`]).
     timeout_ns: u64,
+    // series: from tas-ring-clock
+    /// When the ring's last node ended, on the simulated clock (see `start_time()`).
+    free_ns: Atomic<u64>,
+    // series: end
     // series: until tas-report-after-start
     /// The node the work item completed last, which its next run reports to the dispatcher.
     // series: end
@@ -1731,6 +1767,9 @@ impl Ring {
                 early_ctx: FenceContext::new(c"tas", name),
                 wait_slot: Atomic::new(false),
                 timeout_ns,
+                // series: from tas-ring-clock
+                free_ns: Atomic::new(0),
+                // series: end
                 report_next <- new_spinlock!(None),
                 // series: end
                 fifo <- new_spinlock!(fifo),
@@ -1925,7 +1964,17 @@ impl Ring {
     /// between two chunks, at most once per chunk of `node`, so that `node` still progresses.
     fn execute(&self, node: &Arc<NodeExec>, preemptible: bool) {
     // series: end
+        // series: until tas-ring-clock
         let start = now_ns();
+        // series: end
+        // series: from tas-ring-clock
+        // A gang member starts when its gang does, and a preempting node when it preempts.
+        let start = if preemptible && node.gang.is_none() {
+            self.start_time(node)
+        } else {
+            now_ns()
+        };
+        // series: end
         node.started_ns.store(start, Relaxed);
         // series: from tas-gangs
         if let Some(gang) = &node.gang {
@@ -2034,6 +2083,14 @@ impl Ring {
             })
             // series: end
         };
+        // series: from tas-ring-clock
+        // The ring is free from the node's end as the scheduler stamped it on its finished fence
+        // (which the hardware fence's signal, this one or the timeout handler's, reaches at
+        // once), or from now if the scheduler has not learnt of it yet: a node that completed
+        // while its `run_job` still ran.
+        self.free_ns
+            .store(node.finished_ts().unwrap_or_else(now_ns), Relaxed);
+        // series: end
         // The scheduler's finished fence signals with the hardware fence. If the timeout
         // handler took the fence, the job's release reports the completion.
         // series: until tas-early
@@ -2068,6 +2125,25 @@ impl Ring {
         node.let_go_of_deps();
         // series: end
     }
+    // series: from tas-ring-clock
+
+    /// When the ring starts `node`, the next node of its FIFO, on the simulated clock: the last
+    /// of when the node could take its place on the ring (it reached the ring, and for an early
+    /// node, its ring wait ended), when its dependencies had signalled, and when the ring's last
+    /// node ended.
+    ///
+    /// A hardware ring starts its next job at that moment. The work item that plays the ring
+    /// gets to the node later, a worker's wake-up or the other work items of its CPU later,
+    /// and lets the node's time run from that moment: its own lag is then part of the node's
+    /// duration rather than time the ring stands idle, as long as the node lasts longer.
+    fn start_time(&self, node: &NodeExec) -> u64 {
+        let start = node
+            .arrival()
+            .max(node.ready_ns.load(Relaxed))
+            .max(self.free_ns.load(Relaxed));
+        start.min(now_ns())
+    }
+    // series: end
     // series: from tas-classes
 
     // series: until tas-gangs
@@ -2333,6 +2409,9 @@ impl JobImpl for NodeJob {
         *exec.fence.lock() = Some(fence);
         // series: from tas-early
         exec.on_ring_ns.store(now_ns(), Relaxed);
+        // series: end
+        // series: from tas-ring-clock
+        *exec.finished_fence.lock() = Some(job.finished_fence());
         // series: end
         ring.fifo
             .lock()

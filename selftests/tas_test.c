@@ -7345,6 +7345,66 @@ TEST_F(tas, early_node_tried_again)
 }
 
 /* series: end */
+/* series: from tas-ring-clock-tests */
+/*
+ * A ring starts its next node when its last one ends, as hardware starts the
+ * next job of its queue, not when the work item that plays the ring gets to
+ * it: node 1 (1 ms) waits on ring 0 behind node 0 (20 ms) and must start at
+ * node 0's fence timestamp, under the dispatcher and the stock dispatch.
+ * Node 2 (1 ms on ring 1) follows node 0: the dispatcher hands it to its
+ * idle ring while node 0 runs, and it must start at the same timestamp; the
+ * stock dispatch pushes it once node 0 has finished, so it starts later.
+ */
+TEST_F(tas, ring_starts_next_node_at_once)
+{
+	struct drm_tas_node_info info[3];
+	struct drm_tas_node nodes[3];
+	struct drm_tas_edge edge;
+	struct drm_tas_sync signal;
+	__u32 syncobj, done;
+	__u64 graph_id;
+	int fifo, i;
+
+	if (self->num_rings < 2)
+		SKIP(return, "fewer than 2 rings");
+	ASSERT_EQ(0, tas_syncobj_create(self->fd, 0, &syncobj));
+	tas_node_init(&nodes[0], 0, DRM_TAS_OP_NOP, 20 * TAS_NSEC_PER_MSEC);
+	tas_node_init(&nodes[1], 0, DRM_TAS_OP_NOP, TAS_NSEC_PER_MSEC);
+	tas_node_init(&nodes[2], 1, DRM_TAS_OP_NOP, TAS_NSEC_PER_MSEC);
+	tas_edge_init(&edge, 0, 2);
+	tas_sync_init(&signal, syncobj, DRM_TAS_NODE_GRAPH, 0);
+
+	for (fifo = 0; fifo < 2; fifo++) {
+		ASSERT_EQ(0, tas_submit_flags(self->fd,
+					      fifo ? DRM_TAS_SUBMIT_FIFO : 0,
+					      nodes, 3, &edge, 1, NULL, 0,
+					      &signal, 1, &graph_id));
+		ASSERT_EQ(0, tas_syncobj_wait_graph(self->fd, syncobj));
+		ASSERT_EQ(0, tas_graph_info(self->fd, graph_id, info, 3,
+					    &done));
+		EXPECT_EQ(1U, done);
+		for (i = 0; i < 3; i++)
+			EXPECT_EQ(0, info[i].error);
+		TH_LOG("%s: node 1 started %lld ns after node 0 finished, node 2 %lld ns",
+		       fifo ? "fifo" : "graph",
+		       (long long)info[1].started_ns -
+		       (long long)info[0].finished_ns,
+		       (long long)info[2].started_ns -
+		       (long long)info[0].finished_ns);
+		EXPECT_EQ(info[0].finished_ns, info[1].started_ns);
+		if (fifo) {
+			EXPECT_LT(info[0].finished_ns, info[2].started_ns);
+		} else {
+			EXPECT_EQ(info[0].finished_ns, info[2].started_ns);
+		}
+		EXPECT_LE(info[2].ready_ns, info[2].started_ns);
+		EXPECT_LE(info[1].started_ns + TAS_NSEC_PER_MSEC,
+			  info[1].finished_ns);
+	}
+	tas_syncobj_destroy(self->fd, syncobj);
+}
+
+/* series: end */
 /*
  * The scheduler times out the first job of a ring's pending list, which an
  * early node is from the moment it goes to its ring. With the job timeout T:
