@@ -793,6 +793,14 @@ struct tas_graph_stats {
 	double gap_ideal_ratio;	/* makespan / gap_ideal */
 	/* tas_graph_on_ring_share() */
 	double on_ring_share;
+	/*
+	 * The nodes' executed time over their nominal time, summed over the
+	 * graph: the zero-cost schedule takes the executed durations, so what
+	 * the engine runs late (its timer's lateness, or a ring's work item that
+	 * got to a node later than the node lasts) is charged to that schedule,
+	 * not to the dispatch, and shows here.
+	 */
+	double exec_over_nominal;
 	double ratio;	/* makespan / max(critical path, work / rings) */
 	/*
 	 * makespan / max(critical path, busiest ring's work): nodes are pinned
@@ -807,11 +815,14 @@ static inline void tas_graph_measure(struct tas_graph *g,
 				     struct tas_graph_stats *st)
 {
 	__u64 t0 = ~0ULL, t1 = 0, lower, ring_work[TAS_MAX_RINGS] = { 0 };
+	__u64 nominal = 0;
 	unsigned int i;
 
 	memset(st, 0, sizeof(*st));
 	for (i = 0; i < g->n; i++) {
 		__u64 exec = tas_exec_ns(&info[i]);
+
+		nominal += g->nodes[i].duration_ns;
 
 		if (info[i].queued_ns < t0)
 			t0 = info[i].queued_ns;
@@ -823,6 +834,7 @@ static inline void tas_graph_measure(struct tas_graph *g,
 	for (i = 0; i < TAS_MAX_RINGS; i++)
 		if (ring_work[i] > st->busiest_ring)
 			st->busiest_ring = ring_work[i];
+	st->exec_over_nominal = nominal ? (double)st->work / nominal : 0;
 	st->makespan = t1 - t0;
 	st->critical_path = tas_graph_critical_path(g, info);
 	lower = st->work / rings > st->critical_path ? st->work / rings :
