@@ -1606,10 +1606,9 @@ impl NodeExec {
 
     /// When the scheduler's finished fence of the node signalled, if it has.
     fn finished_ts(&self) -> Option<u64> {
-        self.finished_fence
-            .lock()
-            .as_ref()
-            .and_then(|fence| fence.timestamp())
+        // Outside of the lock: the timestamp of a fence that is being signalled takes a moment.
+        let fence = self.finished_fence.lock().clone();
+        fence.and_then(|fence| fence.timestamp())
     }
     // series: end
 }
@@ -1655,7 +1654,8 @@ pub(crate) struct Ring {
     /// node is the scheduler's first job (see [`NodeJob::timed_out`]).
     timeout_ns: u64,
     // series: from tas-ring-clock
-    /// When the ring's last node ended, on the simulated clock (see `start_time()`).
+    /// When the ring's last node ended, on the simulated clock (see `start_time()`); written and
+    /// read by the work item only.
     free_ns: Atomic<u64>,
     // series: end
     // series: until tas-report-after-start
@@ -2086,8 +2086,10 @@ impl Ring {
         // series: from tas-ring-clock
         // The ring is free from the node's end as the scheduler stamped it on its finished fence
         // (which the hardware fence's signal, this one or the timeout handler's, reaches at
-        // once), or from now if the scheduler has not learnt of it yet: a node that completed
-        // while its `run_job` still ran.
+        // once). Otherwise from now: the scheduler has not learnt of the end yet (a node that
+        // completed while its `run_job` still ran, whose finished fence the scheduler signals
+        // once `run_job` has returned, a little later than now), or a node that timed out has
+        // had its job freed meanwhile.
         self.free_ns
             .store(node.finished_ts().unwrap_or_else(now_ns), Relaxed);
         // series: end
@@ -2411,7 +2413,10 @@ impl JobImpl for NodeJob {
         exec.on_ring_ns.store(now_ns(), Relaxed);
         // series: end
         // series: from tas-ring-clock
-        *exec.finished_fence.lock() = Some(job.finished_fence());
+        // A job runs once, so there is no earlier fence; none would be dropped under the lock.
+        let finished = job.finished_fence();
+        let earlier = exec.finished_fence.lock().replace(finished);
+        drop(earlier);
         // series: end
         ring.fifo
             .lock()
@@ -2431,6 +2436,10 @@ impl JobImpl for NodeJob {
             // once it has run for a whole timeout itself, and until then the ring stops the
             // nodes that have, which the scheduler does not look at meanwhile. The wait on the
             // ring ends when the predecessor ends, whose own timeout bounds it.
+            // series: from tas-ring-clock
+            // The node's time runs from when the ring started it on the simulated clock, which
+            // may be a worker's lag before the work item got to it (see `Ring::start_time()`).
+            // series: end
             if exec.is_early() {
                 let started = exec.started_ns.load(Relaxed);
                 let now = now_ns();

@@ -798,9 +798,16 @@ struct tas_graph_stats {
 	 * graph: the zero-cost schedule takes the executed durations, so what
 	 * the engine runs late (its timer's lateness, or a ring's work item that
 	 * got to a node later than the node lasts) is charged to that schedule,
-	 * not to the dispatch, and shows here.
+	 * not to the dispatch, and shows here, weighted by the nodes' durations.
 	 */
-	double exec_over_nominal;
+	double exec_sum_over_nominal;
+	/*
+	 * The makespan of tas_graph_simulate() with the nodes' nominal
+	 * durations: no dispatch cost and an exact engine. Over it, the makespan
+	 * counts the engine's lateness as well as the dispatch.
+	 */
+	__u64 nominal_ideal;
+	double nominal_ideal_ratio;	/* makespan / nominal_ideal */
 	double ratio;	/* makespan / max(critical path, work / rings) */
 	/*
 	 * makespan / max(critical path, busiest ring's work): nodes are pinned
@@ -815,6 +822,7 @@ static inline void tas_graph_measure(struct tas_graph *g,
 				     struct tas_graph_stats *st)
 {
 	__u64 t0 = ~0ULL, t1 = 0, lower, ring_work[TAS_MAX_RINGS] = { 0 };
+	struct drm_tas_node_info *nom;
 	__u64 nominal = 0;
 	unsigned int i;
 
@@ -834,7 +842,7 @@ static inline void tas_graph_measure(struct tas_graph *g,
 	for (i = 0; i < TAS_MAX_RINGS; i++)
 		if (ring_work[i] > st->busiest_ring)
 			st->busiest_ring = ring_work[i];
-	st->exec_over_nominal = nominal ? (double)st->work / nominal : 0;
+	st->exec_sum_over_nominal = nominal ? (double)st->work / nominal : 0;
 	st->makespan = t1 - t0;
 	st->critical_path = tas_graph_critical_path(g, info);
 	lower = st->work / rings > st->critical_path ? st->work / rings :
@@ -849,6 +857,15 @@ static inline void tas_graph_measure(struct tas_graph *g,
 		st->gap_ideal = tas_graph_simulate_gaps(g, info, st->dep_gap);
 	st->gap_ideal_ratio = st->gap_ideal ? (double)st->makespan / st->gap_ideal : 0;
 	st->on_ring_share = tas_graph_on_ring_share(g, info);
+	nom = calloc(g->n, sizeof(*nom));
+	if (nom) {
+		for (i = 0; i < g->n; i++)
+			nom[i].finished_ns = g->nodes[i].duration_ns;
+		st->nominal_ideal = tas_graph_simulate(g, nom);
+		free(nom);
+	}
+	st->nominal_ideal_ratio = st->nominal_ideal ?
+				  (double)st->makespan / st->nominal_ideal : 0;
 }
 
 /* Submits @g, waits for it and measures it; returns 0 or -errno. */
