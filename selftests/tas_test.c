@@ -7354,6 +7354,12 @@ TEST_F(tas, early_node_tried_again)
  * Node 2 (1 ms on ring 1) follows node 0: the dispatcher hands it to its
  * idle ring while node 0 runs, and it must start at the same timestamp; the
  * stock dispatch pushes it once node 0 has finished, so it starts later.
+ *
+ * This relies on: the dispatcher releasing node 0 (the longer path) first,
+ * and node 1 into ring 0's window while node 0 runs; the stock dispatch
+ * pushing the nodes in index order onto a ring of at least two credits;
+ * and ring 1's wait slot being free, which no other client of the device
+ * takes while the selftests run one at a time.
  */
 TEST_F(tas, ring_starts_next_node_at_once)
 {
