@@ -1573,21 +1573,22 @@ impl NodeExec {
         self.early.load(Acquire)
     }
 
-    // series: from tas-early-retry
     /// Gives the ring's wait slot back if the node holds it: once its fence has signalled, or
-    /// never will be created, and before its completion is reported, as the dispatcher then
-    /// tries a node that found the slot taken again.
+    /// never will be created.
+    // series: from tas-early-retry
+    /// Also before the node's completion is reported, as the dispatcher then tries a node that
+    /// found the slot taken again.
+    // series: end
     fn leave_wait_slot(&self) {
+        // Outside of the lock: removing the callback takes the lock of its fence.
         let early = self.early_state.lock().take();
         drop(early);
     }
 
-    // series: end
     /// Undoes [`NodeExec::wait_on_ring`], before the node's job is pushed.
     pub(crate) fn cancel_ring_wait(&self) {
         self.early.store(false, Relaxed);
-        let early = self.early_state.lock().take();
-        drop(early);
+        self.leave_wait_slot();
     }
 
     /// When the node could take its place on the ring: when it reached the ring, or for an

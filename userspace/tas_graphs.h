@@ -519,11 +519,11 @@ static inline int tas_graph_dep_gaps(const struct tas_graph *g,
 
 /*
  * The share of the nodes of a run of @g in @info whose last predecessor
- * (tas_graph_last_pred()) ran on another ring that became ready at that predecessor's fence timestamp:
- * the nodes that waited for it on their rings, which the dispatcher had
- * handed them to early, rather than being released by the dispatcher once it
- * had learnt of the completion, later. -1 if no node's last predecessor ran
- * on another ring.
+ * (tas_graph_last_pred()) ran on another ring that became ready at that
+ * predecessor's fence timestamp: the nodes that waited for it on their
+ * rings, which the dispatcher had handed them to early, rather than being
+ * released by the dispatcher once it had learnt of the completion, later. -1
+ * if no node's last predecessor ran on another ring.
  */
 static inline double tas_graph_on_ring_share(const struct tas_graph *g,
 					     const struct drm_tas_node_info *info)
