@@ -954,6 +954,25 @@ kernel::declare_trace! {
     /// None: the event takes integers only.
     unsafe fn tas_gang_start(rings: u64, members: u32, first_ns: u64, skew_ns: u64);
 }
+// series: from tas-node-trace
+
+kernel::declare_trace! {
+    /// Emits the `tas_node_start` trace event (see `tas_trace.h`).
+    ///
+    /// # Safety
+    ///
+    /// None: the event takes integers and a flag only.
+    unsafe fn tas_node_start(
+        ring: u32,
+        fence_context: u64,
+        fence_seqno: u64,
+        early: bool,
+        on_ring_ns: u64,
+        ready_ns: u64,
+        start_ns: u64,
+    );
+}
+// series: end
 
 /// Replaces the value of `a` with `v` as long as `better(v, value)`.
 fn fetch_replace_if(a: &Atomic<u64>, v: u64, better: impl Fn(u64, u64) -> bool) {
@@ -1977,6 +1996,11 @@ impl Ring {
         };
         // series: end
         node.started_ns.store(start, Relaxed);
+        // series: from tas-node-trace
+        if tas_node_start_enabled() {
+            self.trace_start(node, start);
+        }
+        // series: end
         // series: from tas-gangs
         if let Some(gang) = &node.gang {
             gang.member_started(start);
@@ -2145,6 +2169,30 @@ impl Ring {
             .max(node.ready_ns.load(Relaxed))
             .max(self.free_ns.load(Relaxed));
         start.min(now_ns())
+    }
+    // series: end
+    // series: from tas-node-trace
+
+    /// Emits the `tas_node_start` trace event for `node`, which starts at `start`.
+    fn trace_start(&self, node: &NodeExec, start: u64) {
+        // The fence is gone if the node's job was freed meanwhile (a timeout): then 0:0.
+        let (context, seqno) = node
+            .finished_fence
+            .lock()
+            .as_ref()
+            .map_or((0, 0), |fence| (fence.context(), fence.seqno()));
+        // SAFETY: The event takes integers and a flag only.
+        unsafe {
+            tas_node_start(
+                self.index,
+                context,
+                seqno,
+                node.is_early(),
+                node.on_ring_ns.load(Relaxed),
+                node.ready_ns.load(Relaxed),
+                start,
+            )
+        };
     }
     // series: end
     // series: from tas-classes

@@ -509,19 +509,30 @@ def parse_bpftrace(path):
 
 
 # The maps each source prints and the histograms that count each job once:
-# the two bpftrace scripts, and tas-tracedat's reading of a trace-cmd
-# recording (all three histograms).
+# the three bpftrace scripts, and tas-tracedat's reading of a trace-cmd
+# recording (all three histograms). tas_ring_waits.bt's @ring_wait_us and
+# @ready_first count only the early nodes, together once each (check_maps()).
 FAMILIES = {
     "drm_sched_waits.bt": (("@jobs", ("@deps_us[", "@ring_us[")),),
     "drm_sched_chain_depth.bt": (("@jobs", ("@depth[",)),),
+    "tas_ring_waits.bt": (("@starts", ("@on_ring_us[",)),),
     "trace.dat": (("@jobs", ("@deps_us[", "@ring_us[")),
                   ("@resolved", ("@depth[",))),
 }
 
 
 def map_ring(key):
-    """The ring (scheduler name) of a map key such as "@ring_us[tas-ring0, 2]"."""
+    """The ring of a map key: the scheduler's name, as in "@ring_us[tas-ring0, 2]",
+    or drm/tas's index of the ring, as in "@on_ring_us[0, 1]"."""
     return key.split("[", 1)[1].split(",")[0].rstrip("]").strip()
+
+
+def ring_of_nodes(ring):
+    """Whether @ring (map_ring()) runs nodes: one of drm/tas's rings, not its
+    graph ring ("tas-graph"), which only completes FIFO submissions. A ring
+    index (tas_node_start) is always one of the former: the graph ring
+    starts no node, so it emits no tas_node_start."""
+    return ring.startswith("tas-ring") or ring.isdigit()
 
 
 def check_maps(source, maps, graph):
@@ -539,7 +550,7 @@ def check_maps(source, maps, graph):
     for count, family in FAMILIES[source]:
         for prefix in family:
             hist = {k: v for k, v in maps.items() if k.startswith(prefix)}
-            nodes = sum(v for k, v in hist.items() if map_ring(k).startswith("tas-ring"))
+            nodes = sum(v for k, v in hist.items() if ring_of_nodes(map_ring(k)))
             rings |= {map_ring(k) for k in hist}
             if maps.get(count) != sum(hist.values()):
                 raise VizError(f"{source}: the {prefix}...] histograms count "
@@ -548,7 +559,17 @@ def check_maps(source, maps, graph):
                 raise VizError(f"{source}: the {prefix}...] histograms of the rings count "
                                f"{nodes} jobs, the demo's two runs have {jobs} nodes")
         out.append(f"{count} {maps[count]}")
-    return f"{source}: {', '.join(out)} ({jobs} nodes), {len(rings)} schedulers"
+    if source == "tas_ring_waits.bt":
+        early = sum(v for k, v in maps.items()
+                    if k.startswith("@on_ring_us[") and k.rstrip("]").endswith(", 1"))
+        waited = sum(v for k, v in maps.items()
+                     if k.startswith(("@ring_wait_us[", "@ready_first[")))
+        if waited != early:
+            raise VizError(f"{source}: @ring_wait_us and @ready_first count {waited} "
+                           f"early nodes, @on_ring_us {early}")
+        out.append(f"{early} early")
+    what = "rings" if source == "tas_ring_waits.bt" else "schedulers"
+    return f"{source}: {', '.join(out)} ({jobs} nodes), {len(rings)} {what}"
 
 
 def main():
@@ -589,7 +610,8 @@ def main():
                 summary = ": " + check_trace(f.read(), graph, nodes, edges, runs) + ", ok"
             scripts = parse_bpftrace(a.log)
             if a.bpftrace:
-                for script in ("drm_sched_waits.bt", "drm_sched_chain_depth.bt"):
+                for script in ("drm_sched_waits.bt", "drm_sched_chain_depth.bt",
+                               "tas_ring_waits.bt"):
                     if script not in scripts:
                         raise VizError(f"no output of bpftrace {script} in {a.log}")
                     summary += ("\ntas-viz: bpftrace " +

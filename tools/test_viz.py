@@ -163,6 +163,45 @@ Attaching 1 probe...
         self.assertEqual(tas_viz.check_maps("drm_sched_waits.bt", maps, graph),
                          "drm_sched_waits.bt: @jobs 9 (8 nodes), 3 schedulers")
 
+    # What bpftrace prints for tas_ring_waits.bt on exit, for the 4-node
+    # graph: 8 node starts in its two runs, 2 of them early (one of which
+    # was ready before it reached its ring), and no start on the graph ring.
+    RING_WAITS = """\
+Attaching 1 probe...
+@on_ring_us[0, 0]:
+[0]                    3 |@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@|
+[1]                    0 |                                                    |
+[2, 4)                 1 |@@@@@@@@@@@@@@@@@                                   |
+
+@on_ring_us[1, 0]:
+[1K, 2K)               2 |@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@|
+
+@on_ring_us[1, 1]:
+[1K, 2K)               2 |@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@|
+
+@ready_first[1]: 1
+@ring_wait_us[1]:
+[1K, 2K)               1 |@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@|
+
+@starts: 8
+"""
+
+    def test_ring_waits_maps(self):
+        graph = self.parsed[0]
+        maps = tas_viz.parse_maps(self.RING_WAITS.splitlines())
+        self.assertEqual(maps["@on_ring_us[1, 1]"], 2)
+        self.assertEqual(tas_viz.check_maps("tas_ring_waits.bt", maps, graph),
+                         "tas_ring_waits.bt: @starts 8, 2 early (8 nodes), 2 rings")
+        lost = tas_viz.parse_maps(self.RING_WAITS.replace("[0]                    3",
+                                                          "[0]                    2")
+                                  .splitlines())
+        with self.assertRaisesRegex(tas_viz.VizError, "@on_ring_us"):
+            tas_viz.check_maps("tas_ring_waits.bt", lost, graph)
+        lost = tas_viz.parse_maps(self.RING_WAITS.replace("@ready_first[1]: 1\n", "")
+                                  .splitlines())
+        with self.assertRaisesRegex(tas_viz.VizError, "count 1 early nodes"):
+            tas_viz.check_maps("tas_ring_waits.bt", lost, graph)
+
     def test_bpftrace_lost_job_fails(self):
         graph = self.parsed[0]
         maps = tas_viz.parse_maps(self.WAITS.replace("[0]                    4",

@@ -139,7 +139,7 @@ tas_bpftrace() {
 	# bpftrace takes the kernel types of the trace events' fields elsewhere.
 	printf 'typedef %s;\n' 'unsigned char u8' 'unsigned short u16' \
 		'unsigned int u32' 'unsigned long long u64' 'signed char s8' \
-		'short s16' 'int s32' 'long long s64' >/host/tmp/kernel-types.h
+		'short s16' 'int s32' 'long long s64' '_Bool bool' >/host/tmp/kernel-types.h
 	ret=0
 	for script; do
 		cp "/etc/tas/bpftrace/$script" "/host/tmp/$script"
