@@ -7410,8 +7410,6 @@ TEST_F(tas, ring_starts_next_node_at_once)
 
 /* series: end */
 /* series: from tas-node-trace-tests */
-#define TAS_TRACE_INSTANCE	"instances/tas_test_node_start"
-
 /*
  * Node 1 on ring 1 follows node 0 (20 ms on ring 0), so the dispatcher hands
  * it to its ring while node 0 runs. Each node has one tas_node_start event:
@@ -7419,7 +7417,7 @@ TEST_F(tas, ring_starts_next_node_at_once)
  * on the ring ends at node 0's finished_ns, after it reached the ring, node
  * 0 is not early, and the fence of each is that of the scheduler's run_job
  * event of the ring. It relies on ring 1's wait slot being free, as no other
- * client uses the device, and records in a tracefs instance of its own.
+ * client uses the device, and records in a trace instance of its own.
  */
 TEST_F(tas, node_start_trace_event)
 {
@@ -7429,55 +7427,42 @@ TEST_F(tas, node_start_trace_event)
 	struct drm_tas_node nodes[2];
 	struct drm_tas_sync signal;
 	struct drm_tas_edge edge;
-	static char buf[1 << 18];
 	__u32 syncobj, done;
-	size_t used = 0;
-	char run[128], *line;
-	__u64 graph_id = 0;
-	ssize_t len;
-	int fd, n;
+	char run[128], *line, *trace;
+	__u64 graph_id;
+	int n;
 
 	if (self->num_rings < 2)
 		SKIP(return, "fewer than 2 rings");
-	/* Left behind by a run that failed. */
-	rmdir(TAS_TRACEFS "/" TAS_TRACE_INSTANCE);
-	if (mkdir(TAS_TRACEFS "/" TAS_TRACE_INSTANCE, 0700))
-		SKIP(return, "no tracefs instances: %s", strerror(errno));
-	EXPECT_EQ(0, tas_tracefs_write(TAS_TRACE_INSTANCE "/events/tas/tas_node_start/enable",
-				       "1", 0));
-	EXPECT_EQ(0, tas_tracefs_write(TAS_TRACE_INSTANCE
-				       "/events/gpu_scheduler/drm_sched_job_run/enable",
-				       "1", 0));
+	if (mkdir(TAS_TRACE_INSTANCE, 0755) && errno != EEXIST)
+		SKIP(return, "cannot create a trace instance (tracefs at /sys/kernel/tracing?): %s",
+		     strerror(errno));
+	ASSERT_EQ(0, tas_write_str(TAS_TRACE_INSTANCE "/trace", ""));
+	ASSERT_EQ(0, tas_write_str(TAS_TRACE_INSTANCE "/events/tas/tas_node_start/enable",
+				   "1"));
+	ASSERT_EQ(0, tas_write_str(TAS_TRACE_INSTANCE
+				   "/events/gpu_scheduler/drm_sched_job_run/enable", "1"));
 
 	ASSERT_EQ(0, tas_syncobj_create(self->fd, 0, &syncobj));
 	tas_node_init(&nodes[0], 0, DRM_TAS_OP_NOP, 20 * TAS_NSEC_PER_MSEC);
 	tas_node_init(&nodes[1], 1, DRM_TAS_OP_NOP, TAS_NSEC_PER_MSEC);
 	tas_edge_init(&edge, 0, 1);
 	tas_sync_init(&signal, syncobj, DRM_TAS_NODE_GRAPH, 0);
-	EXPECT_EQ(0, tas_submit(self->fd, nodes, 2, &edge, 1, NULL, 0, &signal,
+	ASSERT_EQ(0, tas_submit(self->fd, nodes, 2, &edge, 1, NULL, 0, &signal,
 				1, &graph_id));
-	EXPECT_EQ(0, tas_syncobj_wait_graph(self->fd, syncobj));
-	EXPECT_EQ(0, tas_tracefs_write(TAS_TRACE_INSTANCE "/tracing_on", "0", 0));
-
-	fd = open(TAS_TRACEFS "/" TAS_TRACE_INSTANCE "/trace", O_RDONLY | O_CLOEXEC);
-	EXPECT_LE(0, fd);
-	while (fd >= 0 && used < sizeof(buf) - 1) {
-		len = read(fd, buf + used, sizeof(buf) - 1 - used);
-		if (len <= 0)
-			break;
-		used += len;
-	}
-	if (fd >= 0)
-		close(fd);
-	buf[used] = '\0';
-	EXPECT_EQ(0, rmdir(TAS_TRACEFS "/" TAS_TRACE_INSTANCE));
-	ASSERT_GT(sizeof(buf) - 1, used);
+	ASSERT_EQ(0, tas_syncobj_wait_graph(self->fd, syncobj));
+	ASSERT_EQ(0, tas_write_str(TAS_TRACE_INSTANCE "/events/tas/tas_node_start/enable",
+				   "0"));
+	ASSERT_EQ(0, tas_write_str(TAS_TRACE_INSTANCE
+				   "/events/gpu_scheduler/drm_sched_job_run/enable", "0"));
 	ASSERT_EQ(0, tas_graph_info(self->fd, graph_id, info, 2, &done));
 	EXPECT_EQ(1U, done);
 	EXPECT_EQ(0, info[0].error);
 	EXPECT_EQ(0, info[1].error);
 
-	for (line = strstr(buf, "tas_node_start: "); line;
+	trace = tas_trace_read();
+	ASSERT_NE(NULL, trace);
+	for (line = strstr(trace, "tas_node_start: "); line;
 	     line = strstr(line + 1, "tas_node_start: ")) {
 		n = sscanf(line,
 			   "tas_node_start: ring=%u fence=%llu:%llu early=%u on_ring_ns=%llu ready_ns=%llu start_ns=%llu",
@@ -7499,11 +7484,13 @@ TEST_F(tas, node_start_trace_event)
 		snprintf(run, sizeof(run),
 			 "drm_sched_job_run: dev=tas, fence=%llu:%llu, ring=tas-ring%u,",
 			 ctx, seqno, ring);
-		EXPECT_NE(NULL, strstr(buf, run));
+		EXPECT_NE(NULL, strstr(trace, run));
 	}
+	free(trace);
 	EXPECT_EQ(1U, seen[0]);
 	EXPECT_EQ(1U, seen[1]);
 	tas_syncobj_destroy(self->fd, syncobj);
+	EXPECT_EQ(0, rmdir(TAS_TRACE_INSTANCE));
 }
 
 /* series: end */
