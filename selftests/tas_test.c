@@ -7417,7 +7417,7 @@ TEST_F(tas, ring_starts_next_node_at_once)
  * on the ring ends at node 0's finished_ns, after it reached the ring, node
  * 0 is not early, and the fence of each is that of the scheduler's run_job
  * event of the ring. It relies on ring 1's wait slot being free, as no other
- * client uses the device, and records in a trace instance of its own.
+ * client uses the device, and records in the selftests' trace instance.
  */
 TEST_F(tas, node_start_trace_event)
 {
