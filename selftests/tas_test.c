@@ -2989,19 +2989,26 @@ static int tas_write_str(const char *path, const char *text)
 	return ret;
 }
 
-static int tas_trace_events(const char *enable)
+/* The scheduler's latency events, as tas_trace_events() takes them. */
+static const char * const tas_latency_events[] = {
+	"gpu_scheduler/drm_sched_job_deps_resolved",
+	"gpu_scheduler/drm_sched_job_dispatch",
+};
+
+/*
+ * Writes @enable to the enable file of each of the @count events
+ * ("system/event") in @events of the trace instance; 0 or -errno.
+ */
+static int tas_trace_events(const char * const *events, unsigned int count,
+			    const char *enable)
 {
-	static const char * const events[] = {
-		"drm_sched_job_deps_resolved", "drm_sched_job_dispatch",
-	};
 	char path[256];
 	unsigned int i;
 	int ret;
 
-	for (i = 0; i < ARRAY_SIZE(events); i++) {
+	for (i = 0; i < count; i++) {
 		snprintf(path, sizeof(path),
-			 TAS_TRACE_INSTANCE "/events/gpu_scheduler/%s/enable",
-			 events[i]);
+			 TAS_TRACE_INSTANCE "/events/%s/enable", events[i]);
 		ret = tas_write_str(path, enable);
 		if (ret)
 			return ret;
@@ -3080,12 +3087,14 @@ TEST_F(tas, node_tag_trace_events)
 		SKIP(return, "cannot create a trace instance (tracefs at /sys/kernel/tracing?): %s",
 		     strerror(errno));
 	ASSERT_EQ(0, tas_write_str(TAS_TRACE_INSTANCE "/trace", ""));
-	ASSERT_EQ(0, tas_trace_events("1"));
+	ASSERT_EQ(0, tas_trace_events(tas_latency_events,
+				      ARRAY_SIZE(tas_latency_events), "1"));
 
 	for (mode = 0; mode < ARRAY_SIZE(tas_dispatch_flags); mode++)
 		ASSERT_EQ(0, tas_run_tagged(self->fd, mode, &graph_id));
 
-	ASSERT_EQ(0, tas_trace_events("0"));
+	ASSERT_EQ(0, tas_trace_events(tas_latency_events,
+				      ARRAY_SIZE(tas_latency_events), "0"));
 	trace = tas_trace_read();
 	ASSERT_NE(NULL, trace);
 	for (mode = 0; mode < ARRAY_SIZE(tas_dispatch_flags); mode++) {
@@ -7421,6 +7430,9 @@ TEST_F(tas, ring_starts_next_node_at_once)
  */
 TEST_F(tas, node_start_trace_event)
 {
+	static const char * const events[] = {
+		"tas/tas_node_start", "gpu_scheduler/drm_sched_job_run",
+	};
 	unsigned long long ctx, seqno, on_ring, ready, start;
 	unsigned int ring, early, seen[2] = { 0, 0 };
 	struct drm_tas_node_info info[2];
@@ -7438,10 +7450,7 @@ TEST_F(tas, node_start_trace_event)
 		SKIP(return, "cannot create a trace instance (tracefs at /sys/kernel/tracing?): %s",
 		     strerror(errno));
 	ASSERT_EQ(0, tas_write_str(TAS_TRACE_INSTANCE "/trace", ""));
-	ASSERT_EQ(0, tas_write_str(TAS_TRACE_INSTANCE "/events/tas/tas_node_start/enable",
-				   "1"));
-	ASSERT_EQ(0, tas_write_str(TAS_TRACE_INSTANCE
-				   "/events/gpu_scheduler/drm_sched_job_run/enable", "1"));
+	ASSERT_EQ(0, tas_trace_events(events, ARRAY_SIZE(events), "1"));
 
 	ASSERT_EQ(0, tas_syncobj_create(self->fd, 0, &syncobj));
 	tas_node_init(&nodes[0], 0, DRM_TAS_OP_NOP, 20 * TAS_NSEC_PER_MSEC);
@@ -7451,10 +7460,7 @@ TEST_F(tas, node_start_trace_event)
 	ASSERT_EQ(0, tas_submit(self->fd, nodes, 2, &edge, 1, NULL, 0, &signal,
 				1, &graph_id));
 	ASSERT_EQ(0, tas_syncobj_wait_graph(self->fd, syncobj));
-	ASSERT_EQ(0, tas_write_str(TAS_TRACE_INSTANCE "/events/tas/tas_node_start/enable",
-				   "0"));
-	ASSERT_EQ(0, tas_write_str(TAS_TRACE_INSTANCE
-				   "/events/gpu_scheduler/drm_sched_job_run/enable", "0"));
+	ASSERT_EQ(0, tas_trace_events(events, ARRAY_SIZE(events), "0"));
 	ASSERT_EQ(0, tas_graph_info(self->fd, graph_id, info, 2, &done));
 	EXPECT_EQ(1U, done);
 	EXPECT_EQ(0, info[0].error);
