@@ -748,55 +748,174 @@ static const struct {
 
 #define TPL_RUNS ARRAY_SIZE(tpl_runs)
 
+/*
+ * The other calls of bench_template()'s rounds, each after the same 50 ms
+ * sleep: the empty ioctl that the launches are held to, and what a launch
+ * cannot do without, so that the ratio says how far a launch is from it:
+ * DRM core's own ioctl that puts a fence into a syncobj, a system call that
+ * wakes a sleeping thread (a launch wakes the worker that runs its first
+ * job), and the submission of a graph of one node (the same 20 ms node that
+ * starts the templates' chains), with the stock dispatch (one drm_sched job
+ * prepared, armed and pushed, its fence put into the syncobj: what a C
+ * drm_sched driver's submission does) and with the graph dispatcher.
+ */
+enum tpl_ref {
+	REF_GET_PARAM,
+	REF_SYNCOBJ_SIGNAL,
+	REF_FUTEX_WAKE,
+	REF_SUBMIT_FIFO,
+	REF_SUBMIT,
+	TPL_REFS
+};
+
+static const char *const tpl_ref_name[] = {
+	"GET_PARAM", "SYNCOBJ_SIGNAL", "FUTEX_WAKE of a sleeping thread",
+	"1-node submit, stock dispatch", "1-node submit, graph dispatcher",
+};
+
+/* The word that REF_FUTEX_WAKE's thread sleeps on; odd to stop it. */
+static _Atomic unsigned int sleeper_word;
+
+static void *sleeper(void *arg)
+{
+	unsigned int seen = 0;
+
+	(void)arg;
+	while (!(seen & 1)) {
+		while (atomic_load(&sleeper_word) == seen)
+			syscall(SYS_futex, &sleeper_word, FUTEX_WAIT, seen, NULL,
+				NULL, 0);
+		seen = atomic_load(&sleeper_word);
+	}
+	return NULL;
+}
+
+/* Call @ref of a round after a 50 ms sleep; its time to @t. */
+static int tpl_ref_call(int fd, enum tpl_ref ref, __u32 syncobj,
+			struct tas_graph *one, __u64 *t)
+{
+	struct drm_syncobj_array sig = {
+		.handles = (__u64)(uintptr_t)&syncobj,
+		.count_handles = 1,
+	};
+	__u64 t0;
+	int ret = 0;
+
+	usleep(50000);
+	t0 = now_ns();
+	switch (ref) {
+	case REF_GET_PARAM:
+		tas_get_param(fd, DRM_TAS_PARAM_VERSION);
+		break;
+	case REF_SYNCOBJ_SIGNAL:
+		ret = ioctl(fd, DRM_IOCTL_SYNCOBJ_SIGNAL, &sig) ? -errno : 0;
+		break;
+	case REF_FUTEX_WAKE:
+		/* The thread has slept for 50 ms: the call wakes it. */
+		atomic_fetch_add(&sleeper_word, 2);
+		syscall(SYS_futex, &sleeper_word, FUTEX_WAKE, 1, NULL, NULL, 0);
+		break;
+	case REF_SUBMIT_FIFO:
+	case REF_SUBMIT:
+		ret = tas_graph_submit(fd, one, ref == REF_SUBMIT_FIFO ?
+					DRM_TAS_SUBMIT_FIFO : 0, syncobj, NULL);
+		break;
+	default:
+		return -EINVAL;
+	}
+	*t = now_ns() - t0;
+	if (!ret && ref >= REF_SUBMIT_FIFO)
+		ret = tas_wait_syncobj(fd, syncobj, 0, 60);
+	return ret;
+}
+
 static int bench_template(int fd)
 {
 	/* Its own generator: the later benchmarks' graphs stay the same. */
 	unsigned long long order_seed = 0x9e3779b97f4a7c15ULL;
-	__u64 p50[TPL_RUNS], empty[TPL_LAUNCHES], empty_p50, hot;
-	/* The calls of a round: the templates, then GET_PARAM. */
-	unsigned int order[TPL_RUNS + 1];
+	__u64 p50[TPL_RUNS], ref[TPL_REFS][TPL_LAUNCHES], ref_p50[TPL_REFS];
+	__u64 empty_p50, hot;
+	/* The calls of a round: the templates, then the references. */
+	unsigned int order[TPL_RUNS + TPL_REFS];
+	struct tas_graph one = { 0 };
 	struct tpl_run r[TPL_RUNS];
 	unsigned int i, j, k, t;
-	int ret = 0;
+	pthread_t sleeper_thread;
+	__u32 syncobj = 0;
+	int ret;
 
 	memset(r, 0, sizeof(r));
+	atomic_store(&sleeper_word, 0);
+	ret = -pthread_create(&sleeper_thread, NULL, sleeper, NULL);
+	if (ret)
+		return ret;
+	ret = tas_graph_init(&one, 1, 0, 1) ? -ENOMEM : 0;
+	if (!ret) {
+		tas_graph_node(&one, 0, 20 * TAS_MSEC, NULL);
+		ret = tas_new_syncobj(fd, &syncobj);
+	}
 	for (j = 0; !ret && j < TPL_RUNS; j++)
 		ret = tpl_run_init(fd, &r[j], tpl_runs[j].n, tpl_runs[j].bufs);
-	for (j = 0; j <= TPL_RUNS; j++)
+	for (j = 0; j < TPL_RUNS + TPL_REFS; j++)
 		order[j] = j;
 	for (i = 0; !ret && i < TPL_LAUNCHES; i++) {
 		/* Fisher-Yates. */
-		for (j = TPL_RUNS; j > 0; j--) {
+		for (j = TPL_RUNS + TPL_REFS - 1; j > 0; j--) {
 			k = rnd_from(&order_seed, j + 1);
 			t = order[j];
 			order[j] = order[k];
 			order[k] = t;
 		}
-		for (j = 0; !ret && j <= TPL_RUNS; j++) {
+		for (j = 0; !ret && j < TPL_RUNS + TPL_REFS; j++) {
 			if (order[j] < TPL_RUNS) {
 				ret = tpl_run_launch(fd, &r[order[j]], i);
 				continue;
 			}
-			usleep(50000);
-			empty[i] = now_ns();
-			tas_get_param(fd, DRM_TAS_PARAM_VERSION);
-			empty[i] = now_ns() - empty[i];
+			k = order[j] - TPL_RUNS;
+			ret = tpl_ref_call(fd, k, syncobj, &one, &ref[k][i]);
 		}
 	}
 	for (j = 0; !ret && j < TPL_RUNS; j++)
 		p50[j] = tpl_run_report(&r[j]);
 	for (j = 0; j < TPL_RUNS; j++)
 		tpl_run_fini(fd, &r[j]);
+	if (syncobj)
+		tas_destroy_syncobj(fd, syncobj);
+	tas_graph_free(&one);
+	atomic_fetch_add(&sleeper_word, 1);
+	syscall(SYS_futex, &sleeper_word, FUTEX_WAKE, 1, NULL, NULL, 0);
+	pthread_join(sleeper_thread, NULL);
 	if (ret)
 		return ret;
-	empty_p50 = percentile(empty, TPL_LAUNCHES, 50);
+	for (k = 0; k < TPL_REFS; k++)
+		ref_p50[k] = percentile(ref[k], TPL_LAUNCHES, 50);
+	empty_p50 = ref_p50[REF_GET_PARAM];
 	hot = empty_ioctl_p50(fd);
 	printf("  template launch p50: 1 node %.2f us, 1000 nodes %.2f us, 10000 nodes %.2f us; GET_PARAM p50 %.2f us after a 50 ms sleep, %.2f us back to back\n",
 	       p50[0] / 1e3, p50[1] / 1e3, p50[2] / 1e3, empty_p50 / 1e3,
 	       hot / 1e3);
+	printf("  the rounds' other calls, p50 after a 50 ms sleep:");
+	for (k = 0; k < TPL_REFS; k++)
+		printf("%s %s %.2f us (%.2f GET_PARAMs)", k ? ";" : "",
+		       tpl_ref_name[k], ref_p50[k] / 1e3,
+		       empty_p50 ? (double)ref_p50[k] / empty_p50 : 0);
+	printf("\n");
 	result("template_launch_over_empty_ioctl",
 	       empty_p50 ? (double)p50[1] / empty_p50 : 0, "<= 3",
 	       "template launch (1000 nodes) / GET_PARAM, medians, both after 50 ms sleeps, interleaved");
+	result("submit_1_fifo_over_empty_ioctl",
+	       empty_p50 ? (double)ref_p50[REF_SUBMIT_FIFO] / empty_p50 : 0, "-",
+	       "submission of one node with the stock dispatch (one drm_sched job armed and pushed, its fence into a syncobj) / GET_PARAM, interleaved with the launches");
+	result("template_launch_over_submit_1_fifo",
+	       ref_p50[REF_SUBMIT_FIFO] ?
+	       (double)p50[1] / ref_p50[REF_SUBMIT_FIFO] : 0, "-",
+	       "template launch (1000 nodes) / submission of one node with the stock dispatch, interleaved");
+	result("syncobj_signal_over_empty_ioctl",
+	       empty_p50 ? (double)ref_p50[REF_SYNCOBJ_SIGNAL] / empty_p50 : 0,
+	       "-", "DRM_IOCTL_SYNCOBJ_SIGNAL of one syncobj / GET_PARAM, interleaved with the launches");
+	result("futex_wake_over_empty_ioctl",
+	       empty_p50 ? (double)ref_p50[REF_FUTEX_WAKE] / empty_p50 : 0,
+	       "-", "FUTEX_WAKE of a thread asleep for 50 ms (the waker's system call) / GET_PARAM, interleaved with the launches");
 	result("template_launch_1000_over_1",
 	       p50[0] ? (double)p50[1] / p50[0] : 0, "0.8-1.25",
 	       "launch of a 1000-node / a 1-node template, interleaved");
