@@ -510,15 +510,20 @@ def parse_bpftrace(path):
 
 # The maps each source prints and the histograms that count each job once:
 # the three bpftrace scripts, and tas-tracedat's reading of a trace-cmd
-# recording (all three histograms). tas_ring_waits.bt's @ring_wait_us and
-# @ready_first count only the early nodes, together once each (check_maps()).
+# recording (all their histograms). tas_ring_waits.bt's @ring_wait_us and
+# @ready_first count only the early nodes, together once each (check_maps()),
+# and so do tas-tracedat's.
 FAMILIES = {
     "drm_sched_waits.bt": (("@jobs", ("@deps_us[", "@ring_us[")),),
     "drm_sched_chain_depth.bt": (("@jobs", ("@depth[",)),),
     "tas_ring_waits.bt": (("@starts", ("@on_ring_us[",)),),
     "trace.dat": (("@jobs", ("@deps_us[", "@ring_us[")),
-                  ("@resolved", ("@depth[",))),
+                  ("@resolved", ("@depth[",)),
+                  ("@starts", ("@on_ring_us[",))),
 }
+
+# The sources with tas_node_start's maps.
+NODE_STARTS = ("tas_ring_waits.bt", "trace.dat")
 
 
 def map_ring(key):
@@ -546,12 +551,15 @@ def check_maps(source, maps, graph):
     out = []
     if source not in FAMILIES:
         raise VizError(f"unknown source of maps {source}")
-    rings = set()
+    # Rings named by their scheduler (drm_sched's events) and by drm/tas's
+    # index (tas_node_start), apart.
+    schedulers, rings = set(), set()
     for count, family in FAMILIES[source]:
         for prefix in family:
             hist = {k: v for k, v in maps.items() if k.startswith(prefix)}
             nodes = sum(v for k, v in hist.items() if ring_of_nodes(map_ring(k)))
-            rings |= {map_ring(k) for k in hist}
+            for k in hist:
+                (rings if map_ring(k).isdigit() else schedulers).add(map_ring(k))
             if maps.get(count) != sum(hist.values()):
                 raise VizError(f"{source}: the {prefix}...] histograms count "
                                f"{sum(hist.values())} events, {count} is {maps.get(count)}")
@@ -559,7 +567,7 @@ def check_maps(source, maps, graph):
                 raise VizError(f"{source}: the {prefix}...] histograms of the rings count "
                                f"{nodes} jobs, the demo's two runs have {jobs} nodes")
         out.append(f"{count} {maps[count]}")
-    if source == "tas_ring_waits.bt":
+    if source in NODE_STARTS:
         early = sum(v for k, v in maps.items()
                     if k.startswith("@on_ring_us[") and k.rstrip("]").endswith(", 1"))
         waited = sum(v for k, v in maps.items()
@@ -568,8 +576,12 @@ def check_maps(source, maps, graph):
             raise VizError(f"{source}: @ring_wait_us and @ready_first count {waited} "
                            f"early nodes, @on_ring_us {early}")
         out.append(f"{early} early")
-    what = "rings" if source == "tas_ring_waits.bt" else "schedulers"
-    return f"{source}: {', '.join(out)} ({jobs} nodes), {len(rings)} {what}"
+    where = []
+    if schedulers:
+        where.append(f"{len(schedulers)} schedulers")
+    if rings:
+        where.append(f"{len(rings)} rings")
+    return f"{source}: {', '.join(out)} ({jobs} nodes), {', '.join(where)}"
 
 
 def main():

@@ -202,6 +202,37 @@ Attaching 1 probe...
         with self.assertRaisesRegex(tas_viz.VizError, "count 1 early nodes"):
             tas_viz.check_maps("tas_ring_waits.bt", lost, graph)
 
+    # What tas-tracedat prints for a trace-cmd recording of one more run of
+    # the 4-node graph: drm_sched_waits.bt's maps, drm_sched_chain_depth.bt's
+    # and, as the recording has tas_node_start, tas_ring_waits.bt's.
+    TRACEDAT = (WAITS.replace("Attaching 1 probe...\n", "") + """\
+@depth[tas-graph]:
+[0, 1)                      1 |@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@|
+
+@depth[tas-ring0]:
+[0, 1)                      4 |@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@|
+
+@depth[tas-ring1]:
+[1, 2)                      4 |@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@|
+
+@resolved: 9
+""" + RING_WAITS.replace("Attaching 1 probe...\n", ""))
+
+    def test_tracedat_maps(self):
+        graph = self.parsed[0]
+        maps = tas_viz.parse_maps(self.TRACEDAT.splitlines())
+        self.assertEqual(tas_viz.check_maps("trace.dat", maps, graph),
+                         "trace.dat: @jobs 9, @resolved 9, @starts 8, 2 early (8 nodes), "
+                         "3 schedulers, 2 rings")
+        # A recording without tas_node_start, or a lost start.
+        lost = tas_viz.parse_maps(self.TRACEDAT.replace("@starts: 8\n", "").splitlines())
+        with self.assertRaisesRegex(tas_viz.VizError, "@starts is None"):
+            tas_viz.check_maps("trace.dat", lost, graph)
+        lost = tas_viz.parse_maps(self.TRACEDAT.replace("@ready_first[1]: 1\n", "")
+                                  .splitlines())
+        with self.assertRaisesRegex(tas_viz.VizError, "count 1 early nodes"):
+            tas_viz.check_maps("trace.dat", lost, graph)
+
     def test_bpftrace_lost_job_fails(self):
         graph = self.parsed[0]
         maps = tas_viz.parse_maps(self.WAITS.replace("[0]                    4",

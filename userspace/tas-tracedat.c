@@ -1,11 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * tas-tracedat: the figures of bpftrace/drm_sched_waits.bt and
- * drm_sched_chain_depth.bt, read back from a trace-cmd recording (trace.dat)
- * of the drm_sched latency trace events with libtracecmd and libtraceevent.
+ * tas-tracedat: the figures of bpftrace/drm_sched_waits.bt,
+ * drm_sched_chain_depth.bt and tas_ring_waits.bt, read back from a trace-cmd
+ * recording (trace.dat) of the drm_sched latency trace events and drm/tas's
+ * tas_node_start with libtracecmd and libtraceevent.
  *
  *   trace-cmd record -e gpu_scheduler:drm_sched_job_dispatch \
- *       -e gpu_scheduler:drm_sched_job_deps_resolved ./my-workload
+ *       -e gpu_scheduler:drm_sched_job_deps_resolved \
+ *       -e tas:tas_node_start ./my-workload
  *   tas-tracedat trace.dat
  *
  * Prints, in the format bpftrace prints its maps in, per ring (the
@@ -13,7 +15,12 @@
  * dependency wait (@deps_us, deps_ns) and of the ring wait (@ring_us,
  * ready_ns) of the dispatched jobs, per ring a histogram of the chain depth
  * at drm_sched_job_deps_resolved (@depth), and the number of events of each
- * (@jobs, @resolved).
+ * (@jobs, @resolved). If the recording has tas_node_start, also what
+ * tas_ring_waits.bt prints: per drm/tas ring (its index) and whether the
+ * node came early, reaching the ring until starting there (@on_ring_us),
+ * per ring the early nodes' wait for their dependencies on the ring
+ * (@ring_wait_us) and the number of those that had none (@ready_first),
+ * and the number of node starts (@starts).
  *
  * Built on the host: cc -o tas-tracedat tas-tracedat.c $(pkg-config --cflags
  * --libs libtracecmd)
@@ -31,6 +38,7 @@
 #define NAME_LEN	32
 #define LOG2_BUCKETS	40
 #define MAX_DEPTH	64
+#define MAX_RINGS	64
 
 struct hist_key {
 	char ring[NAME_LEN];
@@ -40,11 +48,23 @@ struct hist_key {
 	unsigned long long depth[MAX_DEPTH + 1];
 };
 
+/* tas_node_start's figures of one drm/tas ring, as tas_ring_waits.bt's maps. */
+struct ring_starts {
+	/* Reaching the ring until the start, by early (1) or not (0). */
+	unsigned long long on_ring[2][LOG2_BUCKETS];
+	unsigned long long starts[2];
+	/* The early nodes: their wait on the ring, or none. */
+	unsigned long long wait[LOG2_BUCKETS];
+	unsigned long long waited, ready_first;
+};
+
 struct state {
-	struct tep_event *dispatch, *resolved;
+	struct tep_event *dispatch, *resolved, *start;
 	struct hist_key keys[MAX_KEYS];
 	unsigned int nkeys;
 	unsigned long long jobs, resolved_jobs, dropped;
+	struct ring_starts rings[MAX_RINGS];
+	unsigned long long starts;
 };
 
 static struct hist_key *key(struct state *st, const char *ring, long long prio)
@@ -93,6 +113,37 @@ static int ring_name(struct tep_event *event, struct tep_record *record,
 	return 0;
 }
 
+/* A tas_node_start: tas_ring_waits.bt's probe. */
+static void on_start(struct state *st, struct tep_event *event,
+		     struct tep_record *record)
+{
+	unsigned long long ring, early, on_ring, ready, start;
+	struct ring_starts *r;
+
+	if (field(event, record, "ring", &ring) ||
+	    field(event, record, "early", &early) ||
+	    field(event, record, "on_ring_ns", &on_ring) ||
+	    field(event, record, "ready_ns", &ready) ||
+	    field(event, record, "start_ns", &start) ||
+	    ring >= MAX_RINGS || start < on_ring) {
+		st->dropped++;
+		return;
+	}
+	r = &st->rings[ring];
+	early = !!early;
+	r->on_ring[early][log2_bucket((long long)((start - on_ring) / 1000))]++;
+	r->starts[early]++;
+	if (early) {
+		if (ready >= on_ring) {
+			r->wait[log2_bucket((long long)((ready - on_ring) / 1000))]++;
+			r->waited++;
+		} else {
+			r->ready_first++;
+		}
+	}
+	st->starts++;
+}
+
 static int on_record(struct tracecmd_input *handle, struct tep_record *record,
 		     int cpu, void *data)
 {
@@ -104,6 +155,10 @@ static int on_record(struct tracecmd_input *handle, struct tep_record *record,
 	struct hist_key *k;
 
 	(void)cpu;
+	if (event && event == st->start) {
+		on_start(st, event, record);
+		return 0;
+	}
 	if (!event || (event != st->dispatch && event != st->resolved))
 		return 0;
 	if (ring_name(event, record, ring)) {
@@ -148,7 +203,8 @@ static void print_bar(unsigned long long n, unsigned long long max)
 	printf("|%s|\n", bar);
 }
 
-static void print_log2(const char *map, const struct hist_key *k,
+/* A histogram @map[@key], as bpftrace prints hist(); nothing if empty. */
+static void print_log2(const char *map, const char *key,
 		       const unsigned long long *h)
 {
 	unsigned long long max = 0;
@@ -165,7 +221,7 @@ static void print_log2(const char *map, const struct hist_key *k,
 	}
 	if (first < 0)
 		return;
-	printf("%s[%s, %lld]:\n", map, k->ring, k->prio);
+	printf("%s[%s]:\n", map, key);
 	for (b = first; b <= last; b++) {
 		char range[48];
 
@@ -210,6 +266,40 @@ static void print_depth(const struct hist_key *k)
 	printf("\n");
 }
 
+/* A histogram of @k, keyed by its ring and priority. */
+static void print_key_log2(const char *map, const struct hist_key *k,
+			   const unsigned long long *h)
+{
+	char key[NAME_LEN + 24];
+
+	snprintf(key, sizeof(key), "%s, %lld", k->ring, k->prio);
+	print_log2(map, key, h);
+}
+
+/* tas_ring_waits.bt's maps, from the recording's tas_node_start events. */
+static void print_starts(const struct state *st)
+{
+	const struct ring_starts *r;
+	unsigned int i, early;
+	char key[32];
+
+	for (i = 0; i < MAX_RINGS; i++)
+		for (early = 0; early < 2; early++) {
+			snprintf(key, sizeof(key), "%u, %u", i, early);
+			print_log2("@on_ring_us", key, st->rings[i].on_ring[early]);
+		}
+	for (i = 0; i < MAX_RINGS; i++) {
+		r = &st->rings[i];
+		if (r->ready_first)
+			printf("@ready_first[%u]: %llu\n", i, r->ready_first);
+	}
+	for (i = 0; i < MAX_RINGS; i++) {
+		snprintf(key, sizeof(key), "%u", i);
+		print_log2("@ring_wait_us", key, st->rings[i].wait);
+	}
+	printf("@starts: %llu\n", st->starts);
+}
+
 int main(int argc, char **argv)
 {
 	static struct state st;
@@ -232,6 +322,8 @@ int main(int argc, char **argv)
 					     "drm_sched_job_dispatch");
 	st.resolved = tep_find_event_by_name(tep, "gpu_scheduler",
 					     "drm_sched_job_deps_resolved");
+	/* Optional: drm/tas's own event, in a recording that has it. */
+	st.start = tep_find_event_by_name(tep, "tas", "tas_node_start");
 	if (!st.dispatch || !st.resolved) {
 		fprintf(stderr, "%s: %s has no drm_sched latency events (record them with -e gpu_scheduler)\n",
 			argv[0], argv[1]);
@@ -245,15 +337,17 @@ int main(int argc, char **argv)
 	}
 	for (i = 0; i < st.nkeys; i++)
 		if (st.keys[i].prio >= 0)
-			print_log2("@deps_us", &st.keys[i], st.keys[i].deps);
+			print_key_log2("@deps_us", &st.keys[i], st.keys[i].deps);
 	for (i = 0; i < st.nkeys; i++)
 		if (st.keys[i].prio >= 0)
-			print_log2("@ring_us", &st.keys[i], st.keys[i].ready);
+			print_key_log2("@ring_us", &st.keys[i], st.keys[i].ready);
 	for (i = 0; i < st.nkeys; i++)
 		if (st.keys[i].prio < 0)
 			print_depth(&st.keys[i]);
 	printf("@jobs: %llu\n", st.jobs);
 	printf("@resolved: %llu\n", st.resolved_jobs);
+	if (st.start)
+		print_starts(&st);
 	tracecmd_close(handle);
 	if (st.dropped) {
 		fprintf(stderr, "%s: %llu events without the expected fields\n",

@@ -153,8 +153,9 @@ tas_bpftrace() {
 	return "$ret"
 }
 
-# tas_tracecmd: the host's trace-cmd records the drm_sched latency events of
-# one more run of tas-demo's graph into trace.dat, which goes to the host
+# tas_tracecmd: the host's trace-cmd records the drm_sched latency events and
+# drm/tas's tas_node_start of one more run of tas-demo's graph into
+# trace.dat, which goes to the host
 # (the tas-out share, $TAS_KOUT/guest-out) for userspace/tas-tracedat; the
 # start of trace-cmd's own report goes to the console between
 # TAS-TRACECMD-START and TAS-TRACECMD-END.
@@ -166,6 +167,7 @@ tas_tracecmd() {
 	chroot /host /bin/sh -c 'cd /tmp &&
 		trace-cmd record -e gpu_scheduler:drm_sched_job_dispatch \
 			-e gpu_scheduler:drm_sched_job_deps_resolved \
+			-e tas:tas_node_start \
 			-o /tmp/trace.dat /tmp/run-demo >/tmp/record.out 2>&1 &&
 		cp /tmp/trace.dat /tmp/out/trace.dat &&
 		trace-cmd report -i /tmp/trace.dat >/tmp/report.out' || ret=1
