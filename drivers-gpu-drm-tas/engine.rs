@@ -27,8 +27,16 @@
 //! early node, see [`NodeExec::wait_on_ring`]), as hardware queues a job behind a semaphore wait:
 //! the ring holds it until the one fence it waits for signals, starts other nodes meanwhile, and
 //! a callback on that fence queues its work item, so the node starts from the completing ring's
+// series: until tas-early-slot
 //! work without the dispatcher or the scheduler in between. A ring holds one early node at a
 //! time, on a credit and a hardware fence context of its own.
+// series: end
+// series: from tas-early-slot
+//! work without the dispatcher or the scheduler in between. A ring holds one waiting early node
+//! at a time (its wait slot, given back when the node starts), while those that waited before
+//! it may still run: each on a credit of its own, and on a hardware fence context of early
+//! nodes per urgency level.
+// series: end
 //!
 // series: end
 //! Fence signalling critical path: [`NodeJob::run`] and [`NodeJob::timed_out`] only move
@@ -1598,6 +1606,9 @@ impl NodeExec {
     /// Also before the node's completion is reported, as the dispatcher then tries a node that
     /// found the slot taken again.
     // series: end
+    // series: from tas-early-slot
+    /// And when the node starts: it waits no more.
+    // series: end
     fn leave_wait_slot(&self) {
         // Outside of the lock: removing the callback takes the lock of its fence.
         let early = self.early_state.lock().take();
@@ -1664,11 +1675,26 @@ pub(crate) struct Ring {
     /// Nodes started by the scheduler and not finished, in order; at most `depth` of them.
     // series: end
     // series: from tas-early
+    // series: until tas-early-slot
     /// The hardware fence context of the early node (see [`NodeExec::wait_on_ring`]): there is
     /// at most one at a time, so its fences signal in order whenever the node starts.
     early_ctx: FenceContext,
+    // series: end
+    // series: from tas-early-slot
+    /// The hardware fence contexts of the early nodes (see [`NodeExec::wait_on_ring`]), one per
+    /// urgency level. A node takes the wait slot only once the early node before it has started,
+    /// and starts after it unless it is more urgent and preempts it: the early nodes of one
+    /// level signal in order.
+    early_ctx: [FenceContext; URGENCIES],
+    // series: end
+    // series: until tas-early-slot
     /// Taken by the early node, if any: the ring waits on one fence at a time, like hardware
     /// with one semaphore wait per queue.
+    // series: end
+    // series: from tas-early-slot
+    /// Taken by the early node that waits, if any, until it starts: the ring waits on one fence
+    /// at a time, like hardware with one semaphore wait per queue.
+    // series: end
     wait_slot: Atomic<bool>,
     /// The job timeout (`u64::MAX` for none), which the ring checks itself while the early
     /// node is the scheduler's first job (see [`NodeJob::timed_out`]).
@@ -1753,8 +1779,16 @@ impl Ring {
         let mut opts = SchedulerOptions::new(dev, name, depth);
         // series: end
         // series: from tas-early
+        // series: until tas-early-slot
         // The early node's credit comes on top: it never takes one that a ready node needs.
         let depth = depth.checked_add(1).ok_or(EINVAL)?;
+        // series: end
+        // series: from tas-early-slot
+        // The early nodes' credits come on top, so that they never take one that a ready node
+        // needs: one waits, and two may run, as a node that runs may be preempted between two
+        // chunks by a more urgent one, which is not preempted itself.
+        let depth = depth.checked_add(3).ok_or(EINVAL)?;
+        // series: end
         let mut opts = SchedulerOptions::new(dev, name, depth);
         let timeout_ns = timeout.map_or(u64::MAX, |t| {
             u64::try_from(t.as_nanos()).unwrap_or(u64::MAX)
@@ -1784,7 +1818,12 @@ impl Ring {
                 ctx: core::array::from_fn(|_| FenceContext::new(c"tas", name)),
                 // series: end
                 // series: from tas-early
+                // series: until tas-early-slot
                 early_ctx: FenceContext::new(c"tas", name),
+                // series: end
+                // series: from tas-early-slot
+                early_ctx: core::array::from_fn(|_| FenceContext::new(c"tas", name)),
+                // series: end
                 wait_slot: Atomic::new(false),
                 timeout_ns,
                 // series: from tas-ring-clock
@@ -1996,6 +2035,13 @@ impl Ring {
         };
         // series: end
         node.started_ns.store(start, Relaxed);
+        // series: from tas-early-slot
+        // An early node waits no more: the next one may take the wait slot, before the report
+        // below lets the dispatcher look for one.
+        if node.is_early() {
+            node.leave_wait_slot();
+        }
+        // series: end
         // series: from tas-node-trace
         if tas_node_start_enabled() {
             self.trace_start(node, start);
@@ -2448,11 +2494,21 @@ impl JobImpl for NodeJob {
         let ctx = ring.ctx.get(usize::from(exec.urgency)).ok_or(EINVAL)?;
         // series: end
         // series: from tas-early
+        // series: until tas-early-slot
         let ctx = if exec.is_early() {
             &ring.early_ctx
         } else {
             ring.ctx.get(usize::from(exec.urgency)).ok_or(EINVAL)?
         };
+        // series: end
+        // series: from tas-early-slot
+        let ctxs = if exec.is_early() {
+            &ring.early_ctx
+        } else {
+            &ring.ctx
+        };
+        let ctx = ctxs.get(usize::from(exec.urgency)).ok_or(EINVAL)?;
+        // series: end
         // series: end
         let fence = ctx.init_fence(alloc.ok_or(EINVAL)?, ());
         // series: end

@@ -7568,3 +7568,88 @@ TEST_F(tas, early_node_timeout)
 	tas_syncobj_destroy(self->fd, syncobj);
 }
 /* series: end */
+/* series: from tas-early-slot-tests */
+/*
+ * A ring's wait slot goes to the next early node once the node that held it
+ * starts, not once it completes. In both graphs node 1 (ring 0) waits on its
+ * ring for node 0 (20 ms on ring 1) and starts when node 0 ends, and node 2
+ * (5 ms, after node 0 on ring 1) completes while node 1 runs.
+ *
+ * - Node 3 (ring 0) waits for nodes 1 and 2: once node 2 has completed, it
+ *   waits only for node 1, which runs on its own ring, and goes there
+ *   early, to start at node 1's fence timestamp. With the slot held by node
+ *   1 until it completed, node 3 was released by the dispatcher afterwards.
+ * - In the second graph node 1 is of the batch class and node 4 (ring 0, of
+ *   the latency class) waits for node 2 and node 3 (40 ms on ring 2): it
+ *   goes early once node 2 has completed and, once node 3 has ended, runs
+ *   between two chunks of node 1, which it preempts: two early nodes on one
+ *   ring at once, of different classes.
+ *
+ * This relies on ring 0's wait slot being free when the graph is submitted,
+ * which no other client of the device takes while the selftests run one at
+ * a time.
+ */
+TEST_F(tas, wait_slot_free_once_early_node_starts)
+{
+	struct drm_tas_node_info info[5];
+	struct drm_tas_node nodes[5];
+	struct drm_tas_edge edges[5];
+	struct drm_tas_sync signal;
+	__u32 syncobj, done;
+	__u64 graph_id;
+	int i;
+
+	if (self->num_rings < 3)
+		SKIP(return, "fewer than 3 rings");
+	ASSERT_EQ(0, tas_syncobj_create(self->fd, 0, &syncobj));
+	tas_sync_init(&signal, syncobj, DRM_TAS_NODE_GRAPH, 0);
+	tas_node_init(&nodes[0], 1, DRM_TAS_OP_NOP, 20 * TAS_NSEC_PER_MSEC);
+	tas_node_init(&nodes[1], 0, DRM_TAS_OP_NOP, 40 * TAS_NSEC_PER_MSEC);
+	tas_node_init(&nodes[2], 1, DRM_TAS_OP_NOP, 5 * TAS_NSEC_PER_MSEC);
+	tas_node_init(&nodes[3], 0, DRM_TAS_OP_NOP, TAS_NSEC_PER_MSEC);
+	tas_edge_init(&edges[0], 0, 1);
+	tas_edge_init(&edges[1], 0, 2);
+	tas_edge_init(&edges[2], 1, 3);
+	tas_edge_init(&edges[3], 2, 3);
+	ASSERT_EQ(0, tas_submit(self->fd, nodes, 4, edges, 4, NULL, 0,
+				&signal, 1, &graph_id));
+	ASSERT_EQ(0, tas_syncobj_wait_graph(self->fd, syncobj));
+	ASSERT_EQ(0, tas_graph_info(self->fd, graph_id, info, 4, &done));
+	EXPECT_EQ(1U, done);
+	for (i = 0; i < 4; i++)
+		EXPECT_EQ(0, info[i].error);
+	TH_LOG("node 3 became ready %lld us after node 1 finished",
+	       ((long long)info[3].ready_ns -
+		(long long)info[1].finished_ns) / 1000);
+	EXPECT_EQ(info[0].finished_ns, info[1].ready_ns);
+	EXPECT_LT(info[2].finished_ns, info[1].finished_ns);
+	EXPECT_LT(info[1].started_ns, info[2].finished_ns);
+	EXPECT_EQ(info[1].finished_ns, info[3].ready_ns);
+	EXPECT_EQ(info[1].finished_ns, info[3].started_ns);
+
+	nodes[1].class = DRM_TAS_CLASS_BATCH;
+	nodes[1].duration_ns = 60 * TAS_NSEC_PER_MSEC;
+	tas_node_init(&nodes[3], 2, DRM_TAS_OP_NOP, 40 * TAS_NSEC_PER_MSEC);
+	tas_node_init(&nodes[4], 0, DRM_TAS_OP_NOP, 5 * TAS_NSEC_PER_MSEC);
+	nodes[4].class = DRM_TAS_CLASS_LATENCY;
+	tas_edge_init(&edges[2], 2, 4);
+	tas_edge_init(&edges[3], 3, 4);
+	ASSERT_EQ(0, tas_submit(self->fd, nodes, 5, edges, 4, NULL, 0,
+				&signal, 1, &graph_id));
+	ASSERT_EQ(0, tas_syncobj_wait_graph(self->fd, syncobj));
+	ASSERT_EQ(0, tas_graph_info(self->fd, graph_id, info, 5, &done));
+	EXPECT_EQ(1U, done);
+	for (i = 0; i < 5; i++)
+		EXPECT_EQ(0, info[i].error);
+	TH_LOG("node 4 became ready %lld us after node 3 finished, ended %lld ms before node 1",
+	       ((long long)info[4].ready_ns -
+		(long long)info[3].finished_ns) / 1000,
+	       ((long long)info[1].finished_ns -
+		(long long)info[4].finished_ns) / 1000000);
+	EXPECT_EQ(info[0].finished_ns, info[1].ready_ns);
+	EXPECT_LT(info[2].finished_ns, info[3].finished_ns);
+	EXPECT_EQ(info[3].finished_ns, info[4].ready_ns);
+	EXPECT_LT(info[4].finished_ns, info[1].finished_ns);
+	tas_syncobj_destroy(self->fd, syncobj);
+}
+/* series: end */
