@@ -33,9 +33,9 @@
 // series: end
 // series: from tas-early-slot
 //! work without the dispatcher or the scheduler in between. A ring holds one waiting early node
-//! at a time (its wait slot, given back when the node starts), while those that waited before
-//! it may still run: each on a credit of its own, and on a hardware fence context of early
-//! nodes per urgency level.
+//! at a time (its wait slot, given back when the node starts) and one running, which the
+//! waiting one cannot preempt: each on a credit of its own, on a hardware fence context of the
+//! early nodes.
 // series: end
 //!
 // series: end
@@ -356,6 +356,11 @@ const MAX_LEAD_NS: u64 = 250_000;
 /// urgencies complete out of FIFO order. Each level therefore has a hardware fence context of
 /// its own, within which nodes complete in FIFO order.
 pub(crate) const URGENCIES: usize = 3;
+// series: from tas-early-slot
+
+/// [`Ring`]'s `early_running` while no early node runs on the ring.
+const NOT_RUNNING: u32 = u32::MAX;
+// series: end
 
 // series: end
 /// Name of the graph ring, which only completes graphs.
@@ -1132,7 +1137,13 @@ pub(crate) enum NoRingWait {
     /// (the ring waits on one fence at a time), it is not of the ring, or no room was reserved
     /// for its callback.
     Unable,
+    // series: until tas-early-slot
     /// Another early node holds the ring's wait slot.
+    // series: end
+    // series: from tas-early-slot
+    /// Another early node holds the ring's wait slot, or a less urgent one runs, which the node
+    /// would preempt.
+    // series: end
     SlotTaken,
 }
 
@@ -1579,6 +1590,16 @@ impl NodeExec {
             *self.kick_room.lock() = Some(room);
             return Err(NoRingWait::SlotTaken);
         }
+        // series: from tas-early-slot
+        // Nor while a less urgent early node runs, which this one would preempt: the early
+        // nodes' fences share one context (and a file's, one entity), so they must end in order.
+        let running = ring.early_running.load(Acquire);
+        if running != NOT_RUNNING && u32::from(self.urgency) < running {
+            ring.wait_slot.store(false, Release);
+            *self.kick_room.lock() = Some(room);
+            return Err(NoRingWait::SlotTaken);
+        }
+        // series: end
         let slot = WaitSlot(ring.clone());
         // A fence that signals from here on queues the ring's work item, which looks at the node
         // once its job has been pushed and started; one that signalled before needs no callback.
@@ -1678,15 +1699,13 @@ pub(crate) struct Ring {
     // series: until tas-early-slot
     /// The hardware fence context of the early node (see [`NodeExec::wait_on_ring`]): there is
     /// at most one at a time, so its fences signal in order whenever the node starts.
-    early_ctx: FenceContext,
     // series: end
     // series: from tas-early-slot
-    /// The hardware fence contexts of the early nodes (see [`NodeExec::wait_on_ring`]), one per
-    /// urgency level. A node takes the wait slot only once the early node before it has started,
-    /// and starts after it unless it is more urgent and preempts it: the early nodes of one
-    /// level signal in order.
-    early_ctx: [FenceContext; URGENCIES],
+    /// The hardware fence context of the early nodes (see [`NodeExec::wait_on_ring`]): one
+    /// waits for its fence while the one before it may still run, and cannot preempt it, so
+    /// their fences signal in order.
     // series: end
+    early_ctx: FenceContext,
     // series: until tas-early-slot
     /// Taken by the early node, if any: the ring waits on one fence at a time, like hardware
     /// with one semaphore wait per queue.
@@ -1696,6 +1715,11 @@ pub(crate) struct Ring {
     /// at a time, like hardware with one semaphore wait per queue.
     // series: end
     wait_slot: Atomic<bool>,
+    // series: from tas-early-slot
+    /// The urgency of the early node that runs, or [`NOT_RUNNING`]: set before the node gives
+    /// the wait slot back, cleared once its fence has signalled.
+    early_running: Atomic<u32>,
+    // series: end
     /// The job timeout (`u64::MAX` for none), which the ring checks itself while the early
     /// node is the scheduler's first job (see [`NodeJob::timed_out`]).
     timeout_ns: u64,
@@ -1784,10 +1808,9 @@ impl Ring {
         let depth = depth.checked_add(1).ok_or(EINVAL)?;
         // series: end
         // series: from tas-early-slot
-        // The early nodes' credits come on top, so that they never take one that a ready node
-        // needs: one waits, and two may run, as a node that runs may be preempted between two
-        // chunks by a more urgent one, which is not preempted itself.
-        let depth = depth.checked_add(3).ok_or(EINVAL)?;
+        // The early nodes' credits come on top, for the one that waits and the one that may
+        // still run: they never take one that a ready node needs.
+        let depth = depth.checked_add(2).ok_or(EINVAL)?;
         // series: end
         let mut opts = SchedulerOptions::new(dev, name, depth);
         let timeout_ns = timeout.map_or(u64::MAX, |t| {
@@ -1818,11 +1841,9 @@ impl Ring {
                 ctx: core::array::from_fn(|_| FenceContext::new(c"tas", name)),
                 // series: end
                 // series: from tas-early
-                // series: until tas-early-slot
                 early_ctx: FenceContext::new(c"tas", name),
-                // series: end
                 // series: from tas-early-slot
-                early_ctx: core::array::from_fn(|_| FenceContext::new(c"tas", name)),
+                early_running: Atomic::new(NOT_RUNNING),
                 // series: end
                 wait_slot: Atomic::new(false),
                 timeout_ns,
@@ -2037,8 +2058,10 @@ impl Ring {
         node.started_ns.store(start, Relaxed);
         // series: from tas-early-slot
         // An early node waits no more: the next one may take the wait slot, before the report
-        // below lets the dispatcher look for one.
+        // below lets the dispatcher look for one, if it cannot preempt this one.
         if node.is_early() {
+            self.early_running
+                .store(u32::from(node.urgency), Release);
             node.leave_wait_slot();
         }
         // series: end
@@ -2154,6 +2177,11 @@ impl Ring {
             })
             // series: end
         };
+        // series: from tas-early-slot
+        if node.is_early() {
+            self.early_running.store(NOT_RUNNING, Release);
+        }
+        // series: end
         // series: from tas-ring-clock
         // The ring is free from the node's end as the scheduler stamped it on its finished fence
         // (which the hardware fence's signal, this one or the timeout handler's, reaches at
@@ -2494,21 +2522,11 @@ impl JobImpl for NodeJob {
         let ctx = ring.ctx.get(usize::from(exec.urgency)).ok_or(EINVAL)?;
         // series: end
         // series: from tas-early
-        // series: until tas-early-slot
         let ctx = if exec.is_early() {
             &ring.early_ctx
         } else {
             ring.ctx.get(usize::from(exec.urgency)).ok_or(EINVAL)?
         };
-        // series: end
-        // series: from tas-early-slot
-        let ctxs = if exec.is_early() {
-            &ring.early_ctx
-        } else {
-            &ring.ctx
-        };
-        let ctx = ctxs.get(usize::from(exec.urgency)).ok_or(EINVAL)?;
-        // series: end
         // series: end
         let fence = ctx.init_fence(alloc.ok_or(EINVAL)?, ());
         // series: end

@@ -7579,11 +7579,11 @@ TEST_F(tas, early_node_timeout)
  *   waits only for node 1, which runs on its own ring, and goes there
  *   early, to start at node 1's fence timestamp. With the slot held by node
  *   1 until it completed, node 3 was released by the dispatcher afterwards.
- * - In the second graph node 1 is of the batch class and node 4 (ring 0, of
- *   the latency class) waits for node 2 and node 3 (40 ms on ring 2): it
- *   goes early once node 2 has completed and, once node 3 has ended, runs
- *   between two chunks of node 1, which it preempts: two early nodes on one
- *   ring at once, of different classes.
+ * - In the second graph node 1 is of the batch class, and node 4 (ring 0,
+ *   of the latency class) waits for node 2 and node 3 (40 ms on ring 2).
+ *   Once node 2 has completed it could go early, but it would preempt node
+ *   1, whose fence context it would share: it must not, and must still
+ *   preempt node 1 once released by the dispatcher.
  *
  * This relies on ring 0's wait slot being free when the graph is submitted,
  * which no other client of the device takes while the selftests run one at
@@ -7593,7 +7593,7 @@ TEST_F(tas, wait_slot_free_once_early_node_starts)
 {
 	struct drm_tas_node_info info[5];
 	struct drm_tas_node nodes[5];
-	struct drm_tas_edge edges[5];
+	struct drm_tas_edge edges[4];
 	struct drm_tas_sync signal;
 	__u32 syncobj, done;
 	__u64 graph_id;
@@ -7622,8 +7622,8 @@ TEST_F(tas, wait_slot_free_once_early_node_starts)
 	       ((long long)info[3].ready_ns -
 		(long long)info[1].finished_ns) / 1000);
 	EXPECT_EQ(info[0].finished_ns, info[1].ready_ns);
-	EXPECT_LT(info[2].finished_ns, info[1].finished_ns);
 	EXPECT_LT(info[1].started_ns, info[2].finished_ns);
+	EXPECT_LT(info[2].finished_ns, info[1].finished_ns);
 	EXPECT_EQ(info[1].finished_ns, info[3].ready_ns);
 	EXPECT_EQ(info[1].finished_ns, info[3].started_ns);
 
@@ -7647,8 +7647,10 @@ TEST_F(tas, wait_slot_free_once_early_node_starts)
 	       ((long long)info[1].finished_ns -
 		(long long)info[4].finished_ns) / 1000000);
 	EXPECT_EQ(info[0].finished_ns, info[1].ready_ns);
+	EXPECT_LT(info[1].started_ns, info[2].finished_ns);
 	EXPECT_LT(info[2].finished_ns, info[3].finished_ns);
-	EXPECT_EQ(info[3].finished_ns, info[4].ready_ns);
+	/* Not early: released by the dispatcher after node 3 ended. */
+	EXPECT_LT(info[3].finished_ns, info[4].ready_ns);
 	EXPECT_LT(info[4].finished_ns, info[1].finished_ns);
 	tas_syncobj_destroy(self->fd, syncobj);
 }
