@@ -332,14 +332,8 @@ struct State {
     // series: end
     // series: from tas-early-retry
     /// Per device ring, the last node (launch and index) that could have gone to the ring
-    // series: until tas-early-slot
     /// early but found its wait slot taken: tried again when an early node of the file
     /// completes there, which gives the slot back.
-    // series: end
-    // series: from tas-early-slot
-    /// early but found its wait slot taken: tried again whenever a completion of the file is
-    /// reported, as an early node gives the slot back when it starts.
-    // series: end
     missed: [Option<(u32, u32)>; crate::driver::MAX_RINGS as usize],
     // series: end
     // series: from tas-host
@@ -727,9 +721,7 @@ impl State {
             set.finished(plan.ring(v));
         }
         // series: from tas-early-retry
-        // series: until tas-early-slot
         let freed = slots[v as usize].exec.is_early().then(|| plan.ring(v));
-        // series: end
         // series: end
         // series: end
         if let Some(out) = slots[v as usize].out.take() {
@@ -766,24 +758,11 @@ impl State {
         self.release_early(l, v);
         // series: end
         // series: from tas-early-retry
-        // series: until tas-early-slot
         // The early node gave its ring's wait slot back before it was reported.
         let missed = freed.and_then(|r| self.missed.get_mut(r as usize)?.take());
         if let Some((missed_l, w)) = missed {
             self.release_early_of(missed_l, &[w]);
         }
-        // series: end
-        // series: from tas-early-slot
-        // An early node gives its ring's wait slot back when it starts, which the dispatcher does
-        // not learn of, and before it is reported: each completion tries again the nodes that
-        // missed a slot, one per ring at most.
-        for r in 0..self.missed.len() {
-            let missed = self.missed.get_mut(r).and_then(Option::take);
-            if let Some((missed_l, w)) = missed {
-                self.release_early_of(missed_l, &[w]);
-            }
-        }
-        // series: end
         // series: end
     }
 
