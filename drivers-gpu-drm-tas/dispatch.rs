@@ -332,14 +332,8 @@ struct State {
     // series: end
     // series: from tas-early-retry
     /// Per device ring, the last node (launch and index) that could have gone to the ring
-    // series: until tas-early-slot
     /// early but found its wait slot taken: tried again when an early node of the file
     /// completes there, which gives the slot back.
-    // series: end
-    // series: from tas-early-slot
-    /// early but found its wait slot taken: tried again when an early node of the file starts
-    /// there, which gives the slot back, and when it completes.
-    // series: end
     missed: [Option<(u32, u32)>; crate::driver::MAX_RINGS as usize],
     // series: end
     // series: from tas-host
@@ -569,15 +563,6 @@ impl Done {
     pub(crate) fn is_ready(&self) -> bool {
         self.finished.as_ref().is_some_and(|f| f.is_signaled())
     }
-    // series: from tas-early-slot
-
-    /// What tells the dispatcher that the node, an early node of `ring`, gave the ring's wait
-    /// slot back when it started: taken under the token's lock, called outside of it.
-    pub(crate) fn wait_slot_freed(&self, ring: u32) -> impl FnOnce() {
-        let disp = self.disp.clone();
-        move || disp.retry_missed(ring)
-    }
-    // series: end
 }
 
 impl Drop for Done {
@@ -1282,22 +1267,6 @@ impl Dispatcher {
             core::mem::replace(&mut state.early, entities)
         };
         drop(old);
-    }
-    // series: end
-    // series: from tas-early-slot
-
-    /// Tries again the node that missed `ring`'s wait slot, which an early node of the client
-    /// gave back when it started (see [`Done::wait_slot_freed`]).
-    fn retry_missed(&self, ring: u32) {
-        let mut state = self.state.lock();
-        let st = &mut *state;
-        if st.closed {
-            return;
-        }
-        let missed = st.missed.get_mut(ring as usize).and_then(Option::take);
-        if let Some((l, w)) = missed {
-            st.release_early_of(l, &[w]);
-        }
     }
     // series: end
 

@@ -2063,12 +2063,6 @@ impl Ring {
             self.early_running
                 .store(u32::from(node.urgency), Release);
             node.leave_wait_slot();
-            // Its dispatcher tries the node that missed the slot again.
-            let mut retry = None;
-            node.with_done(|done| retry = Some(done.wait_slot_freed(self.index)));
-            if let Some(retry) = retry {
-                retry();
-            }
         }
         // series: end
         // series: from tas-node-trace
