@@ -2060,8 +2060,7 @@ impl Ring {
         // An early node waits no more: the next one may take the wait slot, before the report
         // below lets the dispatcher look for one, if it cannot preempt this one.
         if node.is_early() {
-            self.early_running
-                .store(u32::from(node.urgency), Release);
+            self.early_running.store(u32::from(node.urgency), Release);
             node.leave_wait_slot();
         }
         // series: end

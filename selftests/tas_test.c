@@ -7569,6 +7569,7 @@ TEST_F(tas, early_node_timeout)
 }
 /* series: end */
 /* series: from tas-early-slot-tests */
+
 /*
  * A ring's wait slot goes to the next early node once the node that held it
  * starts, not once it completes. In both graphs node 1 (ring 0) waits on its
