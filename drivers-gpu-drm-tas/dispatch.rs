@@ -332,8 +332,14 @@ struct State {
     // series: end
     // series: from tas-early-retry
     /// Per device ring, the last node (launch and index) that could have gone to the ring
+    // series: until tas-early-slot
     /// early but found its wait slot taken: tried again when an early node of the file
     /// completes there, which gives the slot back.
+    // series: end
+    // series: from tas-early-slot
+    /// early but found its wait slot taken: tried again when an early node of the file
+    /// completes there, which has given the slot back by then (when it started).
+    // series: end
     missed: [Option<(u32, u32)>; crate::driver::MAX_RINGS as usize],
     // series: end
     // series: from tas-host
@@ -912,9 +918,16 @@ impl State {
     /// nodes meanwhile. Called when `v` was released or completed.
     ///
     /// An early node is pushed to its ring's early entity, with the priority of its class, and
+    // series: until tas-early-slot
     /// stays out of the ready set: its ring holds one at a time, on a credit of its own, so
     /// it takes no room that a ready node needs. The set counts it apart from its window, so
     /// that a gang waits for it.
+    // series: end
+    // series: from tas-early-slot
+    /// stays out of the ready set: its ring holds one waiting and one running at a time, on
+    /// credits of their own, so it takes no room that a ready node needs. The set counts it
+    /// apart from its window, so that a gang waits for it.
+    // series: end
     fn release_early(&mut self, l: u32, v: u32) {
         if self.early.is_empty() {
             return;
@@ -947,7 +960,13 @@ impl State {
         else {
             return;
         };
+        // series: until tas-early-slot
         // At most one per ring, which holds one early node at a time.
+        // series: end
+        // series: from tas-early-slot
+        // At most one per ring, which holds one waiting early node at a time, unless the one
+        // pushed started meanwhile and gave the slot back; the loop ends when this is full.
+        // series: end
         let mut released = [0u32; crate::driver::MAX_RINGS as usize];
         let mut n = 0;
         for &w in candidates {
@@ -997,8 +1016,14 @@ impl State {
                 continue;
             }
             // series: end
+            // series: until tas-early-slot
             // The entity is empty: its last node has left it for the ring, whose wait slot it
             // gave back only once it had signalled.
+            // series: end
+            // series: from tas-early-slot
+            // The entity is empty: its last node has left it for the ring, whose wait slot it
+            // gave back only once it had started there.
+            // series: end
             entity.set_priority(plan.class(w).priority());
             // Cannot fail: the entity is on the ring's scheduler, as the job's own.
             if job.set_entity(entity.clone()).is_err() {

@@ -137,7 +137,13 @@ pub(crate) const MAX_DURATION_NS: u64 = 10_000_000_000;
 /// Largest stride of a user array.
 pub(crate) const MAX_STRIDE: u32 = 4096;
 
+// series: until tas-early-slot
 /// Largest ring depth (credit limit of a ring's scheduler).
+// series: end
+// series: from tas-early-slot
+/// Largest ring depth (credit limit of a ring's scheduler, without the credits of the early
+/// nodes).
+// series: end
 pub(crate) const MAX_RING_DEPTH: u32 = 64;
 
 /// Number of graphs whose results a file keeps for `GRAPH_INFO`.

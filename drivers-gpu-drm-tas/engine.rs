@@ -1738,8 +1738,14 @@ pub(crate) struct Ring {
     // series: end
     #[pin]
     report_next: SpinLock<Option<Arc<NodeExec>>>,
+    // series: until tas-early-slot
     /// Nodes started by the scheduler and not finished, in order; at most `depth` of them, and
     /// the early node.
+    // series: end
+    // series: from tas-early-slot
+    /// Nodes started by the scheduler and not finished, in order; at most `depth` of them, and
+    /// the early nodes, one waiting and one running.
+    // series: end
     // series: end
     #[pin]
     fifo: SpinLock<KVec<Arc<NodeExec>>>,

@@ -4149,6 +4149,16 @@ TEST_F(tas, gang_start_trace_event)
 }
 
 #define TAS_MAX_TEST_DEPTH	16
+/* series: from tas-early-tests */
+/* series: until tas-early-slot-tests */
+/* The credits of a ring's scheduler beyond its depth: for its early node. */
+#define TAS_EARLY_CREDITS	1
+/* series: end */
+/* series: from tas-early-slot-tests */
+/* The credits of a ring's scheduler beyond its depth: for its early nodes. */
+#define TAS_EARLY_CREDITS	2
+/* series: end */
+/* series: end */
 
 /*
  * Gangs of two clients on the same two rings, both queued in the scheduler
@@ -4163,7 +4173,14 @@ TEST_F(tas, gang_start_trace_event)
  */
 TEST_F(tas, gangs_of_two_clients_start_together)
 {
+/* series: until tas-early-tests */
 	struct drm_tas_node fill[2 * TAS_MAX_TEST_DEPTH], gang[2];
+/* series: end */
+/* series: from tas-early-tests */
+	struct drm_tas_node fill[2 * (TAS_MAX_TEST_DEPTH + TAS_EARLY_CREDITS)];
+	struct drm_tas_node gang[2];
+	__u32 n_fill;
+/* series: end */
 	struct drm_tas_node_info info[2];
 	__u64 depth = 0, graph_id[2], first, spread;
 	__u32 syncobj[2], done, c, m;
@@ -4182,6 +4199,7 @@ TEST_F(tas, gangs_of_two_clients_start_together)
 	fd[2] = tas_open_render_node();
 	ASSERT_LE(0, fd[2]);
 
+/* series: until tas-early-tests */
 	/* The stock dispatch pushes all of them at once. */
 	for (m = 0; m < 2 * depth; m++)
 		tas_node_init(&fill[m], m % 2, DRM_TAS_OP_NOP,
@@ -4189,6 +4207,19 @@ TEST_F(tas, gangs_of_two_clients_start_together)
 	ASSERT_EQ(0, tas_submit_flags(fd[2], DRM_TAS_SUBMIT_FIFO, fill,
 				      2 * depth, NULL, 0, NULL, 0, NULL, 0,
 				      NULL));
+/* series: end */
+/* series: from tas-early-tests */
+	/*
+	 * The stock dispatch pushes all of them at once: the rings' depth and
+	 * the credits kept for early nodes, which these are not.
+	 */
+	n_fill = 2 * (depth + TAS_EARLY_CREDITS);
+	for (m = 0; m < n_fill; m++)
+		tas_node_init(&fill[m], m % 2, DRM_TAS_OP_NOP,
+			      20 * TAS_NSEC_PER_MSEC);
+	ASSERT_EQ(0, tas_submit_flags(fd[2], DRM_TAS_SUBMIT_FIFO, fill,
+				      n_fill, NULL, 0, NULL, 0, NULL, 0, NULL));
+/* series: end */
 	for (c = 0; c < 2; c++) {
 		for (m = 0; m < 2; m++) {
 			tas_node_init(&gang[m], m, DRM_TAS_OP_NOP,
@@ -7574,21 +7605,22 @@ TEST_F(tas, early_node_timeout)
  * A ring's wait slot goes to the next early node once the node that held it
  * starts, not once it completes. In both graphs node 1 (ring 0) waits on its
  * ring for node 0 (20 ms on ring 1) and starts when node 0 ends, and node 2
- * (5 ms, after node 0 on ring 1) completes while node 1 runs.
+ * (15 ms, after node 0 on ring 1) completes while node 1 runs.
  *
  * - Node 3 (ring 0) waits for nodes 1 and 2: once node 2 has completed, it
  *   waits only for node 1, which runs on its own ring, and goes there
  *   early, to start at node 1's fence timestamp. With the slot held by node
  *   1 until it completed, node 3 was released by the dispatcher afterwards.
  * - In the second graph node 1 is of the batch class, and node 4 (ring 0,
- *   of the latency class) waits for node 2 and node 3 (40 ms on ring 2).
+ *   of the latency class) waits for node 2 and node 3 (50 ms on ring 2).
  *   Once node 2 has completed it could go early, but it would preempt node
  *   1, whose fence context it would share: it must not, and must still
  *   preempt node 1 once released by the dispatcher.
  *
  * This relies on ring 0's wait slot being free when the graph is submitted,
  * which no other client of the device takes while the selftests run one at
- * a time.
+ * a time, and on ring 0's work item starting node 1 within the 15 ms of
+ * node 2: otherwise node 1 still holds the slot when node 2 completes.
  */
 TEST_F(tas, wait_slot_free_once_early_node_starts)
 {
@@ -7606,7 +7638,7 @@ TEST_F(tas, wait_slot_free_once_early_node_starts)
 	tas_sync_init(&signal, syncobj, DRM_TAS_NODE_GRAPH, 0);
 	tas_node_init(&nodes[0], 1, DRM_TAS_OP_NOP, 20 * TAS_NSEC_PER_MSEC);
 	tas_node_init(&nodes[1], 0, DRM_TAS_OP_NOP, 40 * TAS_NSEC_PER_MSEC);
-	tas_node_init(&nodes[2], 1, DRM_TAS_OP_NOP, 5 * TAS_NSEC_PER_MSEC);
+	tas_node_init(&nodes[2], 1, DRM_TAS_OP_NOP, 15 * TAS_NSEC_PER_MSEC);
 	tas_node_init(&nodes[3], 0, DRM_TAS_OP_NOP, TAS_NSEC_PER_MSEC);
 	tas_edge_init(&edges[0], 0, 1);
 	tas_edge_init(&edges[1], 0, 2);
@@ -7630,7 +7662,7 @@ TEST_F(tas, wait_slot_free_once_early_node_starts)
 
 	nodes[1].class = DRM_TAS_CLASS_BATCH;
 	nodes[1].duration_ns = 60 * TAS_NSEC_PER_MSEC;
-	tas_node_init(&nodes[3], 2, DRM_TAS_OP_NOP, 40 * TAS_NSEC_PER_MSEC);
+	tas_node_init(&nodes[3], 2, DRM_TAS_OP_NOP, 50 * TAS_NSEC_PER_MSEC);
 	tas_node_init(&nodes[4], 0, DRM_TAS_OP_NOP, 5 * TAS_NSEC_PER_MSEC);
 	nodes[4].class = DRM_TAS_CLASS_LATENCY;
 	tas_edge_init(&edges[2], 2, 4);
