@@ -152,6 +152,13 @@ Attaching 1 probe...
 
 """
 
+    def assert_check_fails(self, source, text, old, new, regex):
+        """check_maps() of @source on @text with @old replaced by @new (an
+        event lost, a count off) fails with an error that matches @regex."""
+        maps = tas_viz.parse_maps(text.replace(old, new).splitlines())
+        with self.assertRaisesRegex(tas_viz.VizError, regex):
+            tas_viz.check_maps(source, maps, self.parsed[0])
+
     def test_bpftrace_maps(self):
         graph = self.parsed[0]
         with open(self.log, "a") as f:
@@ -192,15 +199,12 @@ Attaching 1 probe...
         self.assertEqual(maps["@on_ring_us[1, 1]"], 2)
         self.assertEqual(tas_viz.check_maps("tas_ring_waits.bt", maps, graph),
                          "tas_ring_waits.bt: @starts 8, 2 early (8 nodes), 2 rings")
-        lost = tas_viz.parse_maps(self.RING_WAITS.replace("[0]                    3",
-                                                          "[0]                    2")
-                                  .splitlines())
-        with self.assertRaisesRegex(tas_viz.VizError, "@on_ring_us"):
-            tas_viz.check_maps("tas_ring_waits.bt", lost, graph)
-        lost = tas_viz.parse_maps(self.RING_WAITS.replace("@ready_first[1]: 1\n", "")
-                                  .splitlines())
-        with self.assertRaisesRegex(tas_viz.VizError, "count 1 early nodes"):
-            tas_viz.check_maps("tas_ring_waits.bt", lost, graph)
+        self.assert_check_fails("tas_ring_waits.bt", self.RING_WAITS,
+                                "[0]                    3", "[0]                    2",
+                                "@on_ring_us")
+        self.assert_check_fails("tas_ring_waits.bt", self.RING_WAITS,
+                                "@ready_first[1]: 1\n", "",
+                                "count 1 early nodes")
 
     # What tas-tracedat prints for a trace-cmd recording of one more run of
     # the 4-node graph: drm_sched_waits.bt's maps, drm_sched_chain_depth.bt's
@@ -225,24 +229,20 @@ Attaching 1 probe...
                          "trace.dat: @jobs 9, @resolved 9, @starts 8, 2 early (8 nodes), "
                          "3 schedulers, 2 rings")
         # A recording without tas_node_start, or a lost start.
-        lost = tas_viz.parse_maps(self.TRACEDAT.replace("@starts: 8\n", "").splitlines())
-        with self.assertRaisesRegex(tas_viz.VizError, "@starts is None"):
-            tas_viz.check_maps("trace.dat", lost, graph)
-        lost = tas_viz.parse_maps(self.TRACEDAT.replace("@ready_first[1]: 1\n", "")
-                                  .splitlines())
-        with self.assertRaisesRegex(tas_viz.VizError, "count 1 early nodes"):
-            tas_viz.check_maps("trace.dat", lost, graph)
+        self.assert_check_fails("trace.dat", self.TRACEDAT,
+                                "@starts: 8\n", "",
+                                "@starts is None")
+        self.assert_check_fails("trace.dat", self.TRACEDAT,
+                                "@ready_first[1]: 1\n", "",
+                                "count 1 early nodes")
 
     def test_bpftrace_lost_job_fails(self):
-        graph = self.parsed[0]
-        maps = tas_viz.parse_maps(self.WAITS.replace("[0]                    4",
-                                                     "[0]                    3")
-                                  .splitlines())
-        with self.assertRaisesRegex(tas_viz.VizError, "@ring_us"):
-            tas_viz.check_maps("drm_sched_waits.bt", maps, graph)
-        maps = tas_viz.parse_maps(self.WAITS.replace("@jobs: 9", "@jobs: 7").splitlines())
-        with self.assertRaisesRegex(tas_viz.VizError, "@jobs is 7"):
-            tas_viz.check_maps("drm_sched_waits.bt", maps, graph)
+        self.assert_check_fails("drm_sched_waits.bt", self.WAITS,
+                                "[0]                    4", "[0]                    3",
+                                "@ring_us")
+        self.assert_check_fails("drm_sched_waits.bt", self.WAITS,
+                                "@jobs: 9", "@jobs: 7",
+                                "@jobs is 7")
 
     def test_pictures(self):
         out = tas_viz.draw(*self.parsed, self.dir.name)
