@@ -1590,17 +1590,18 @@ impl NodeExec {
             *self.kick_room.lock() = Some(room);
             return Err(NoRingWait::SlotTaken);
         }
+        let slot = WaitSlot(ring.clone());
         // series: from tas-early-slot
         // Nor while a less urgent early node runs, which this one would preempt: the early
         // nodes' fences share one context (and a file's, one entity), so they must end in order.
+        // Dropping the slot gives it back.
         let running = ring.early_running.load(Acquire);
         if running != NOT_RUNNING && u32::from(self.urgency) < running {
-            ring.wait_slot.store(false, Release);
+            drop(slot);
             *self.kick_room.lock() = Some(room);
             return Err(NoRingWait::SlotTaken);
         }
         // series: end
-        let slot = WaitSlot(ring.clone());
         // A fence that signals from here on queues the ring's work item, which looks at the node
         // once its job has been pushed and started; one that signalled before needs no callback.
         let kick = pending.and_then(|fence| {

@@ -52,10 +52,9 @@ struct hist_key {
 struct ring_starts {
 	/* Reaching the ring until the start, by early (1) or not (0). */
 	unsigned long long on_ring[2][LOG2_BUCKETS];
-	unsigned long long starts[2];
 	/* The early nodes: their wait on the ring, or none. */
 	unsigned long long wait[LOG2_BUCKETS];
-	unsigned long long waited, ready_first;
+	unsigned long long ready_first;
 };
 
 struct state {
@@ -132,11 +131,9 @@ static void on_start(struct state *st, struct tep_event *event,
 	r = &st->rings[ring];
 	early = !!early;
 	r->on_ring[early][log2_bucket((long long)((start - on_ring) / 1000))]++;
-	r->starts[early]++;
 	if (early) {
 		if (ready >= on_ring) {
 			r->wait[log2_bucket((long long)((ready - on_ring) / 1000))]++;
-			r->waited++;
 		} else {
 			r->ready_first++;
 		}
