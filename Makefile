@@ -37,8 +37,12 @@ kernel-doc:
 htmldocs:
 	tools/lint.sh htmldocs
 
+# The compile-only bisect that make check runs, with kunit/debug.kunitconfig
+# (TAS_BISECT_CONFIG= takes kunit/.kunitconfig). A run that passes records its
+# checks in docs/bisect.tsv; commit it, and make check compiles only the
+# prefixes it does not cover.
 bisect:
-	tools/bisect.sh
+	env TAS_BISECT_CONFIG="$${TAS_BISECT_CONFIG-debug}" tools/bisect.sh
 
 # Each prefix also runs its KUnit suites and builds for x86_64 (slow: run it
 # before calling a version of the series done). Passed prefixes are kept in
@@ -82,11 +86,14 @@ KASAN_EXCLUDE ?= submit_waits_for_node_budget keep_limit_nodes template_node_lim
 # does, since kunit-debug runs them under KASAN and UBSAN on UML and
 # qemu-test under lockdep on x86_64).
 KASAN_KUNIT ?= rust_*
+# QEMU_TEST_ARGS=--build-only builds the kernel and programs and boots
+# nothing; --built then boots what it built (make check does both).
+QEMU_TEST_ARGS ?=
 qemu-kasan:
 	TAS_KOUT_NAME=x86-kasan TAS_BOOT_TIMEOUT=1200 TAS_KCONFIG_EXTRA=$(CURDIR)/tools/qemu/kasan.config \
 		TAS_UNLOAD_ROUNDS=$(ROUNDS) TAS_FUZZ_SECONDS=$(FUZZ) TAS_FUZZ_SEED=$(SEED) \
 		TAS_KSELFTEST_EXCLUDE="$(KASAN_EXCLUDE)" \
-		TAS_HOSTROOT=0 tools/qemu-test.sh $(if $(KASAN_KUNIT),--kunit='$(KASAN_KUNIT)')
+		TAS_HOSTROOT=0 tools/qemu-test.sh $(QEMU_TEST_ARGS) $(if $(KASAN_KUNIT),--kunit='$(KASAN_KUNIT)')
 
 # qemu-test with another number of module unload rounds: make qemu-unload ROUNDS=100.
 qemu-unload:

@@ -42,10 +42,23 @@
 # instead. The configurations are the kunitconfig, tools/qemu/tas.config, the
 # series' options, the known failures and reports under kunit/, the scripts
 # that run the checks, $TAS_KCONFIG_EXTRA and the compilers' versions.
-# TAS_BISECT_AGAIN=1 runs every prefix. `tools/bisect.sh --ledger` lists,
+# TAS_BISECT_AGAIN=1 runs every prefix (either mode). `tools/bisect.sh --ledger` lists,
 # without building or checking anything out, which prefixes of the series as
 # last assembled (by `make series` or a bisect) the ledger covers; it fails if
 # one is missing.
+#
+# Without --full, a run that passes records each check it did in
+# docs/bisect.tsv, the compile-only ledger, by the tree of the prefix and the
+# hash of what the compile depends on besides the tree: the kunitconfig, the
+# series' options, the kernel's make arguments, the compilers' and bindgen's
+# versions and this script less its comments. A later run skips every check
+# the ledger records under the same key, the options-off build included,
+# and compiles only the prefixes it does not cover (a changed patch and the
+# ones after it, since their trees change too): the same compile of the same
+# tree with the same tools and options, whose result the ledger holds. The
+# last prefix is always built, since it is the kernel tools/kunit.sh runs.
+# Entries are written only when the whole run passed. `--ledger quick` lists
+# what the compile-only ledger covers, as --ledger does for --full's.
 #
 # The series' own options are the CONFIG_ symbols that its Kconfig files add
 # (read from series.yaml's files and edits) and that have a prompt.
@@ -65,9 +78,16 @@ from=${TAS_BISECT_FROM:-1}
 full=0 ledger_only=0
 case "${1:-}" in
 --full) full=1 ;;
---ledger) full=1 ledger_only=1 ;;
+--ledger)
+	ledger_only=1
+	[ "${2:-}" = quick ] || full=1
+	;;
 esac
-ledger=$TAS_ROOT/docs/bisect-full.tsv
+if [ "$full" -eq 1 ]; then
+	ledger=$TAS_ROOT/docs/bisect-full.tsv
+else
+	ledger=$TAS_ROOT/docs/bisect.tsv
+fi
 
 py=$TAS_TOOLS/venv/bin/python
 [ "$ledger_only" -eq 1 ] || tas_assemble
@@ -322,6 +342,31 @@ patch_files() { # k [git diff options]
 		"$("$py" "$TAS_ROOT/tools/series.py" commit "$1")"
 }
 
+# The compile check of prefix $1 of $n without --full, checked out: the
+# kernel compiled (the last prefix built as kunit.py builds it), the
+# kselftests built if the patch changes them. Sets result to what it did.
+quick_prefix() { # k
+	local files kernel=0 did=()
+
+	files=$(patch_files "$1")
+	! grep -qvE '^(tools/|Documentation/|MAINTAINERS$)' <<<"$files" || kernel=1
+	if [ "$1" -eq "$n" ]; then
+		build_one "patch $1/$n ($on, as kunit.py builds it)" on "$1"
+		did+=("built as kunit.py builds it")
+	elif [ "$kernel" -eq 1 ]; then
+		quick_one "patch $1/$n ($on)" on "$1"
+		did+=("compiled")
+	fi
+	if grep -q '^tools/testing/selftests/' <<<"$files"; then
+		selftests_one "patch $1/$n"
+		did+=("kselftests built")
+	elif [ "$1" -ne "$n" ] && [ "$kernel" -eq 0 ]; then
+		echo "bisect: patch $1/$n changes neither the kernel nor its kselftests"
+		did+=("nothing to compile")
+	fi
+	result=$(IFS=';' && echo "${did[*]}" | sed 's/;/; /g')
+}
+
 # --full: the prefix's KUnit suites on the kernel just built.
 kunit_one() { # label
 	local t0=$SECONDS
@@ -365,19 +410,42 @@ x86_one() { # label
 	echo "bisect: $1 builds for x86_64 ($((SECONDS - t0)) s)"
 }
 
-# --full's ledger. The key of a prefix: its tree and the configurations that
-# the checks of --full take.
-[ "$full" -eq 0 ] || opts_hash=$(
-	{
-		cat "$kunitconfig" "$TAS_ROOT/tools/qemu/tas.config" "$TAS_ROOT"/kunit/*known* \
-			"$TAS_ROOT"/tools/{kunit,qemu-test,prefix-kselftests}.sh \
-			"$TAS_ROOT"/tools/qemu/{lib.sh,guest.sh,init-kselftest}
-		echo "$new_syms ${TAS_KCONFIG_EXTRA:-} ${TAS_KMAKE[*]}"
-		rustc --version 2>&1 || true
-		gcc --version 2>&1 | head -n 1 || true
-		clang --version 2>&1 | head -n 1 || true
-	} | sha256sum | cut -c1-12
-)
+# The ledgers. The key of a prefix: its tree and the configurations that
+# the checks take. --full's: the kunitconfig, the QEMU configuration and the
+# scripts that run its checks. The compile-only ledger's: the kunitconfig,
+# the series' options, the kernel's make arguments and the tools they name
+# (the Rust compiler, clippy and bindgen that the build runs, LLVM 19), and
+# the code of the check itself, the functions above as bash prints them
+# (without comments): a change to how a prefix is checked checks every
+# prefix again.
+if [ "$full" -eq 1 ]; then
+	opts_hash=$(
+		{
+			cat "$kunitconfig" "$TAS_ROOT/tools/qemu/tas.config" "$TAS_ROOT"/kunit/*known* \
+				"$TAS_ROOT"/tools/{kunit,qemu-test,prefix-kselftests}.sh \
+				"$TAS_ROOT"/tools/qemu/{lib.sh,guest.sh,init-kselftest}
+			echo "$new_syms ${TAS_KCONFIG_EXTRA:-} ${TAS_KMAKE[*]}"
+			rustc --version 2>&1 || true
+			gcc --version 2>&1 | head -n 1 || true
+			clang --version 2>&1 | head -n 1 || true
+		} | sha256sum | cut -c1-12
+	)
+else
+	opts_hash=$(
+		{
+			cat "$kunitconfig"
+			declare -f defined is_new prefix_kunitconfig no_warnings build_one \
+				quick_one compiled selftests_one patch_files quick_prefix
+			echo "$new_syms ${TAS_KMAKE[*]}"
+			/usr/bin/rustc --version 2>&1 || true
+			/usr/bin/clippy-driver --version 2>&1 || true
+			"$TAS_TOOLS/bin/bindgen" --version 2>&1 || true
+			clang-19 --version 2>&1 | head -n 1 || true
+			ld.lld-19 --version 2>&1 | head -n 1 || true
+		} | sha256sum | cut -c1-12
+	)
+	opts_hash=quick-$opts_hash
+fi
 ledger_key() { # tree on|off
 	printf '%s\t%s-%s\n' "$1" "$opts_hash" "$2"
 }
@@ -393,17 +461,32 @@ ledger_find() { # tree on|off
 
 # Records a tree as passed: the one checked out, which must still be the tree
 # of patch $k of the series (prefix-kselftests.sh assembles the series again).
+# Without --full the line waits in $ledger_new until the whole run passed.
+ledger_new=()
 ledger_add() { # tree on|off k label result
-	local now
+	local now line
 
 	now=$(git -C "$TAS_TREE" rev-parse 'HEAD^{tree}')
 	[ "$now" = "$1" ] || fail "$4: $TAS_TREE was checked out elsewhere during the checks"
 	[ "$(git -C "$TAS_TREE" rev-parse "$(tree_of "$3")")" = "$1" ] ||
 		fail "$4: the series changed during the checks; run again"
+	line=$(printf '%s\t%s\t%s\t%s' "$(ledger_key "$1" "$2")" "$(date -u +%F)" "$4" "$5")
+	if [ "$full" -eq 1 ]; then
+		ledger_write "$line"
+	elif ! ledger_find "$1" "$2" >/dev/null; then
+		# The last prefix, built every time, is recorded once.
+		ledger_new+=("$line")
+	fi
+}
+
+ledger_write() { # line...
+	local what="make bisect-full: the prefixes that passed"
+
+	[ "$full" -eq 1 ] || what="make bisect: the compile checks that passed"
 	[ -f "$ledger" ] || printf '# %s\n' \
-		"make bisect-full: the prefixes that passed, by tree and configurations (tools/bisect.sh)" \
+		"$what, by tree and configurations (tools/bisect.sh)" \
 		"tree	configurations	date	patch	result" >"$ledger"
-	printf '%s\t%s\t%s\t%s\n' "$(ledger_key "$1" "$2")" "$(date -u +%F)" "$4" "$5" >>"$ledger"
+	printf '%s\n' "$@" >>"$ledger"
 }
 
 # The tree of patch $1 of the series, or of the whole series for "off".
@@ -441,32 +524,35 @@ fi
 git -C "$TAS_TREE" checkout -q -f series
 on="options on: $(echo $new_syms)"
 skipped=0
-if [ "$full" -eq 1 ]; then
-	# Interrupted, it leaves the tree on the series, as fail() does.
-	trap 'git -C "$TAS_TREE" checkout -q -f series' EXIT
-	tree=$(git -C "$TAS_TREE" rev-parse 'series^{tree}')
-	if line=$(ledger_find "$tree" off); then
-		echo "bisect: patch $n/$n with the options off passed on $(cut -f3 <<<"$line"), skipped"
-		skipped=$((skipped + 1))
-	else
-		build_one "patch $n/$n (options off: $(echo $new_syms))" off
-		ledger_add "$tree" off off "$n/$n" "options off: built"
-	fi
+# Interrupted, it leaves the tree on the series, as fail() does.
+trap 'git -C "$TAS_TREE" checkout -q -f series' EXIT
+tree=$(git -C "$TAS_TREE" rev-parse 'series^{tree}')
+if line=$(ledger_find "$tree" off); then
+	echo "bisect: patch $n/$n with the options off passed on $(cut -f3 <<<"$line"), skipped"
+	skipped=$((skipped + 1))
+elif [ "$full" -eq 1 ]; then
+	build_one "patch $n/$n (options off: $(echo $new_syms))" off
+	ledger_add "$tree" off off "$n/$n" "options off: built"
 else
 	quick_one "patch $n/$n (options off: $(echo $new_syms))" off
+	ledger_add "$tree" off off "$n/$n" "options off: compiled"
 fi
 for k in $(seq "$from" "${TAS_BISECT_TO:-$n}"); do
 	commit=$("$py" "$TAS_ROOT/tools/series.py" commit "$k")
+	tree=$(git -C "$TAS_TREE" rev-parse "$commit^{tree}")
+	label="$k/$n $(sed -n "${k}p" <<<"$list" | cut -f2)"
+	# A prefix the ledger covers is not checked out: the files a checkout
+	# rewrites would be compiled again by the next build. The last prefix
+	# of the quick check is the kernel tools/kunit.sh runs: always built.
+	if { [ "$full" -eq 1 ] || [ "$k" -ne "$n" ]; } && line=$(ledger_find "$tree" on); then
+		echo "bisect: patch $k/$n passed on $(cut -f3 <<<"$line"), skipped: $(cut -f5 <<<"$line")"
+		skipped=$((skipped + 1))
+		continue
+	fi
 	# What the checkout rewrites is newer than this (compiled()).
 	touch "$build/bisect.stamp"
 	git -C "$TAS_TREE" checkout -q -f "$commit"
 	if [ "$full" -eq 1 ]; then
-		tree=$(git -C "$TAS_TREE" rev-parse "$commit^{tree}")
-		if line=$(ledger_find "$tree" on); then
-			echo "bisect: patch $k/$n passed on $(cut -f3 <<<"$line"), skipped: $(cut -f5 <<<"$line")"
-			skipped=$((skipped + 1))
-			continue
-		fi
 		build_one "patch $k/$n ($on)" on
 		kunit_one "patch $k/$n"
 		result="KUnit $(grep -E '^kunit: [0-9]+ passed' "$build/bisect-kunit.log" | sed 's/^kunit: //' || true)"
@@ -481,22 +567,11 @@ for k in $(seq "$from" "${TAS_BISECT_TO:-$n}"); do
 			result+="; kselftests $(sed -nE 's/^prefix-kselftests: patch [0-9]+: ([0-9]+ passed, [0-9]+ failed).*/\1/p' <<<"$out")"
 			git -C "$TAS_TREE" checkout -q -f "$commit"
 		fi
-		ledger_add "$tree" on "$k" "$k/$n $(sed -n "${k}p" <<<"$list" | cut -f2)" "$result"
+		ledger_add "$tree" on "$k" "$label" "$result"
 		continue
 	fi
-	files=$(patch_files "$k")
-	kernel=0
-	! grep -qvE '^(tools/|Documentation/|MAINTAINERS$)' <<<"$files" || kernel=1
-	if [ "$k" -eq "$n" ]; then
-		build_one "patch $k/$n ($on, as kunit.py builds it)" on "$k"
-	elif [ "$kernel" -eq 1 ]; then
-		quick_one "patch $k/$n ($on)" on "$k"
-	fi
-	if grep -q '^tools/testing/selftests/' <<<"$files"; then
-		selftests_one "patch $k/$n"
-	elif [ "$k" -ne "$n" ] && [ "$kernel" -eq 0 ]; then
-		echo "bisect: patch $k/$n changes neither the kernel nor its kselftests"
-	fi
+	quick_prefix "$k"
+	ledger_add "$tree" on "$k" "$label" "$result"
 done
 git -C "$TAS_TREE" checkout -q -f series
 if [ "${#pending[@]}" -gt 0 ]; then
@@ -507,4 +582,10 @@ fi
 [ ! -f "$kconfig" ] || grep '^CONFIG_' "$kunitconfig" | cmp -s - "$kconfig" ||
 	echo "bisect: note: the last build's options differ from ${kunitconfig#"$TAS_ROOT"/}; make $build_name will reconfigure"
 to=${TAS_BISECT_TO:-$n}
+# The compile-only ledger takes the checks of a run that reached the last
+# prefix: only then did every file a patch left pending get compiled.
+if [ "$full" -eq 0 ] && [ "$to" -eq "$n" ] && [ "${#ledger_new[@]}" -gt 0 ]; then
+	ledger_write "${ledger_new[@]}"
+	echo "bisect: ${#ledger_new[@]} checks recorded in ${ledger#"$TAS_ROOT"/}"
+fi
 echo "bisect: $([ "$from" -eq 1 ] && [ "$to" -eq "$n" ] && echo "all $n prefixes" || echo "prefixes $from-$to of $n") build$([ "$full" -eq 0 ] || echo ", pass their KUnit suites and build for x86_64")$([ "$skipped" -eq 0 ] || echo " ($skipped checks passed before, in the ledger)") ($((SECONDS - t_all)) s)"
