@@ -10,6 +10,15 @@
 #   qemu-kasan (KASAN, kmemleak)
 # Every step runs even when an earlier one failed; the summary names each
 # step's result and time, and the last line totals the test cases.
+#
+# Three pieces of work run in the background, beside the steps, at the
+# lowest CPU priority (SCHED_IDLE): they take only what the steps leave of
+# the two cores, so a step's timing tests run as they would alone. From the
+# start: the PyTorch venv of `capture` (a download of 5.6 GB); once bisect
+# has left the tree on the whole series: the x86_64 kernels of `qemu-test`
+# and `qemu-kasan`, one after the other, with their kselftests and guest
+# programs. The step that needs one waits for it; the summary gives each
+# background job's time too.
 set -uo pipefail
 . "$(dirname "$0")/env.sh"
 cd "$TAS_ROOT"
@@ -52,23 +61,81 @@ count() { # name
 	fi
 }
 
+# bg NAME COMMAND...: runs COMMAND in the background under SCHED_IDLE (at
+# nice 19 where the machine refuses that policy), its
+# output in $logdir/NAME.log; wait_bg NAME waits for it and returns its exit
+# status. Each job is a process group of its own (set -m), which the EXIT
+# trap ends if make check stops before it.
+bg_pids=()
+idle=(chrt --idle 0)
+"${idle[@]}" true 2>/dev/null || idle=(nice -n 19)
+bg() { # name command...
+	local name=$1
+
+	shift
+	rm -f "$logdir/$name.rc"
+	set -m
+	(
+		t0=$SECONDS
+		rc=0
+		"${idle[@]}" "$@" >"$logdir/$name.log" 2>&1 || rc=$?
+		echo "$rc $((SECONDS - t0))" >"$logdir/$name.rc.tmp"
+		mv "$logdir/$name.rc.tmp" "$logdir/$name.rc"
+	) &
+	bg_pids+=($!)
+	set +m
+	bg_names+=("$name")
+}
+bg_names=()
+trap 'for p in "${bg_pids[@]}"; do kill -- -"$p" 2>/dev/null; done' EXIT
+
+wait_bg() { # name
+	local rc t
+
+	while [ ! -f "$logdir/$1.rc" ]; do sleep 2; done
+	read -r rc t <"$logdir/$1.rc"
+	if [ "$rc" -ne 0 ]; then
+		tail -n 40 "$logdir/$1.log"
+		echo "check: the background job $1 failed (exit $rc; log: $logdir/$1.log)"
+	fi
+	return "$rc"
+}
+
+# after NAME COMMAND...: COMMAND once the background job NAME has passed.
+after() { # name command...
+	wait_bg "$1" || return 1
+	shift
+	"$@"
+}
+
 step setup tools/setup.sh
+# PyTorch's wheels come over the network: their download goes on beside the
+# builds.
+bg torch-venv tools/export-graphs.sh --install
 step series-check tools/series-check.sh
 # The tree the builds use: the series as series.yaml has it.
 tas_assemble
-# Every prefix compiles (UML, with the options of the KUnit run); the last
+# Every prefix compiles (UML, with the options of the KUnit run): those that
+# docs/bisect.tsv records as compiled, by their tree and the same options and
+# tools, are not compiled again (tools/bisect.sh says which); the last
 # build is the whole series with kunit/debug.kunitconfig (KASAN, UBSAN,
 # debugobjects), which kunit-debug then runs without building it again. The
 # same suites without the debug options (`make kunit`, kunit/.kunitconfig)
 # are not run here: they would need a UML build of their own, and the debug
 # kernel runs every one of their tests.
 step bisect env TAS_BISECT_CONFIG=debug tools/bisect.sh
+# The tree stays on the series from here: the x86_64 kernels build beside the
+# next steps (qemu-test's, then qemu-kasan's, -j2 each).
+bg build-x86 tools/qemu-test.sh --build-only
+bg build-x86-kasan bash -c 'while [ ! -f "$1" ]; do sleep 2; done
+	make -s qemu-kasan QEMU_TEST_ARGS=--build-only' - "$logdir/build-x86.rc"
+
 step kunit-debug tools/kunit.sh kunit/debug.kunitconfig kunit-debug
 count kunit-debug
 # clippy is left out of checkpatch here: bisect built every patch with
-# CLIPPY=1 (the kernel's make options, tools/env.sh) and failed on any
-# warning in a file of the series, so a CLIPPY=1 rebuild of the same tree
-# would only repeat it.
+# CLIPPY=1 (the kernel's make options, tools/env.sh, part of the ledger's
+# key) and failed on any warning in a file of the series, so a CLIPPY=1
+# rebuild of the same tree would only repeat it.
 step checkpatch env TAS_LINT_SKIP=clippy tools/checkpatch.sh
 # The Rust KUnit suites run at boot, under lockdep, before the selftests.
 # Then 60 s of random ioctls (userspace/tas-fuzz, seed 1), 200 rounds of
@@ -76,14 +143,14 @@ step checkpatch env TAS_LINT_SKIP=clippy tools/checkpatch.sh
 # rounds of module load / tas-stress / unload.
 # PyTorch in a venv of its own; the five models of bench/graphs traced again
 # on the host, then ResNet-18 traced and launched in the qemu-test guest.
-step capture tools/export-graphs.sh --check
+step capture after torch-venv tools/export-graphs.sh --check
 count capture
 # The guest traces a model with that step's venv only if the step passed: a
 # failed capture is counted once, there.
 capture_py=
 [ -n "${step_rc[capture]:-}" ] || capture_py=$TAS_TORCH_VENV/bin/python
-step qemu-test env TAS_CAPTURE_PY="$capture_py" TAS_UNLOAD_ROUNDS=20 TAS_FUZZ_SECONDS=60 TAS_FUZZ_SEED=1 TAS_TIMEOUT_ROUNDS=200 \
-	tools/qemu-test.sh --kunit='rust_*'
+step qemu-test after build-x86 env TAS_CAPTURE_PY="$capture_py" TAS_UNLOAD_ROUNDS=20 \
+	TAS_FUZZ_SECONDS=60 TAS_FUZZ_SEED=1 TAS_TIMEOUT_ROUNDS=200 tools/qemu-test.sh --built --kunit='rust_*'
 count qemu-test
 # Safe kernel-crate APIs that keep a C rule through their types: programs that
 # must not compile, each beside a control that must, built out of tree against
@@ -97,12 +164,17 @@ count compile-fail
 # The Rust KUnit suites are left out here: kunit-debug has run them under
 # KASAN and UBSAN (UML) and qemu-test under lockdep (x86_64).
 # (The Makefile's target holds its build directory, fragment and timeout.)
-step qemu-kasan make -s qemu-kasan ROUNDS=10 FUZZ=45 SEED=2 KASAN_KUNIT=
+step qemu-kasan after build-x86-kasan make -s qemu-kasan ROUNDS=10 FUZZ=45 SEED=2 KASAN_KUNIT= \
+	QEMU_TEST_ARGS=--built
 count qemu-kasan
 
 echo
 echo "=== summary (total $((SECONDS - t_all)) s)"
 printf '%s\n' "${steps[@]}"
+for name in "${bg_names[@]}"; do
+	read -r rc t <"$logdir/$name.rc" 2>/dev/null || rc=- t=-
+	printf '%-16s %s %5ss (in the background)\n' "$name" "$([ "$rc" = 0 ] && echo 'ok  ' || echo FAIL)" "$t"
+done
 grep -h '^kunit: known upstream failure' "$logdir/kunit-debug.log" || true
 # Why a failed step failed, here at the end where a truncated log still
 # shows it: the scripts' own messages ("name.sh: ...", "name: ..."), the

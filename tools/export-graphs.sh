@@ -7,8 +7,10 @@
 # they were exported with. The tas module in it is the wheel that
 # tools/qemu/lib.sh's tas_build_python builds for the project's venv.
 #
-# Usage: tools/export-graphs.sh [--check]
+# Usage: tools/export-graphs.sh [--check|--install]
 #   (none)    write bench/graphs again (make export-graphs)
+#   --install only install PyTorch, torchvision and transformers into the
+#             venv (make check does this in the background while it builds)
 #   --check   write them to $TAS_OUT/graphs and compare them with
 #             bench/graphs, one test per graph: the capture of each model
 #             must give the stored bytes (make check). Prints
@@ -27,6 +29,7 @@ check=0
 case ${1:-} in
 "") ;;
 --check) check=1 ;;
+--install) check=2 ;;
 *) tas_die "unknown argument '$1' (see the header of $0)" ;;
 esac
 
@@ -35,6 +38,7 @@ venv=$TAS_TORCH_VENV
 tas_log "installing PyTorch, torchvision and transformers into $venv"
 "$venv/bin/pip" install -q torch==2.15.0 torchvision==0.29.2 transformers==5.24.0 ||
 	tas_die "installing PyTorch failed"
+[ "$check" -ne 2 ] || exit 0
 tas_build_python
 tas_torch_module "$venv/bin/python"
 

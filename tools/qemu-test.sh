@@ -10,8 +10,14 @@
 # a template, killed or closing their files while nodes run. On a kernel with kmemleak
 # (tools/qemu/kasan.config) it then scans for leaks; any report fails the run.
 #
-# Usage: tools/qemu-test.sh [--no-build] [--kunit[=GLOB]]
+# Usage: tools/qemu-test.sh [--no-build|--build-only|--built] [--kunit[=GLOB]]
 #   --no-build     reuse the kernel and kselftests built last time
+#   --build-only   build the kernel, the kselftests and the guest's programs,
+#                  and boot nothing (make check builds the two x86_64
+#                  kernels this way in the background, beside other steps)
+#   --built        as --no-build, but build the tas Python module as a run
+#                  with the build does (the module does not depend on the
+#                  kernel, and its build directory is shared)
 #   --kunit[=GLOB] also run the built-in KUnit suites (matching GLOB) at boot;
 #                  by default the kernel boots with kunit.enable=0
 #
@@ -59,11 +65,13 @@ fi
 . "$(dirname "$0")/qemu/lib.sh"
 
 TARGETS="drivers/gpu/tas"
-build=1
+build=1 run=1 python=1
 kunit=""
 for arg; do
 	case $arg in
-	--no-build) build=0 ;;
+	--no-build) build=0 python=0 ;;
+	--build-only) run=0 python=0 ;;
+	--built) build=0 ;;
 	--kunit) kunit="*" ;;
 	--kunit=*) kunit=${arg#--kunit=} ;;
 	*) tas_die "unknown argument '$arg' (see the header of $0)" ;;
@@ -102,8 +110,9 @@ if [ "$build" -eq 1 ]; then
 			tas_build_user "$tool"
 		fi
 	done
-	[ "$userspace" -eq 0 ] || tas_build_python
 fi
+[ "$run" -eq 1 ] || exit 0
+[ "$python" -eq 0 ] || [ "$userspace" -eq 0 ] || tas_build_python
 [ -z "${TAS_CAPTURE_PY:-}" ] || tas_torch_module "$TAS_CAPTURE_PY"
 [ -f "$TAS_BZIMAGE" ] || tas_die "no kernel in $TAS_BZIMAGE: run without --no-build"
 ksft=$TAS_KOUT/kselftest_install
