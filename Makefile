@@ -40,7 +40,7 @@ htmldocs:
 # The compile-only bisect that make check runs, with kunit/debug.kunitconfig
 # (TAS_BISECT_CONFIG= takes kunit/.kunitconfig). A run that passes records its
 # checks in docs/bisect.tsv; commit it, and make check compiles only the
-# prefixes it does not cover.
+# prefixes it does not cover, and the last one (the kernel kunit-debug runs).
 bisect:
 	env TAS_BISECT_CONFIG="$${TAS_BISECT_CONFIG-debug}" tools/bisect.sh
 

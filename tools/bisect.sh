@@ -5,7 +5,7 @@
 # on, after the whole series with them off. Fails on the first build that
 # breaks or warns in a file of the series.
 #
-#   tools/bisect.sh [--full]
+#   tools/bisect.sh [--full | --ledger [quick]]
 #
 # Without --full (`make bisect`, part of `make check`) each prefix gets the
 # check that its patch needs, in the build directory of tools/kunit.sh:
@@ -50,8 +50,9 @@
 # Without --full, a run that passes records each check it did in
 # docs/bisect.tsv, the compile-only ledger, by the tree of the prefix and the
 # hash of what the compile depends on besides the tree: the kunitconfig, the
-# series' options, the kernel's make arguments, the compilers' and bindgen's
-# versions and this script less its comments. A later run skips every check
+# series' options, the kernel's make arguments, the versions of rustc,
+# clippy, bindgen and LLVM 19, and the functions of this script that check a
+# prefix (as bash prints them, without comments). A later run skips every check
 # the ledger records under the same key, the options-off build included,
 # and compiles only the prefixes it does not cover (a changed patch and the
 # ones after it, since their trees change too): the same compile of the same
@@ -519,6 +520,11 @@ if [ "$ledger_only" -eq 1 ]; then
 	exit
 fi
 
+# A compile-only ledger entry ends with the files its patch changes that no
+# option selected yet (compiled()): a run that skips the prefix still owes
+# their compile to a later one.
+later_note="compiled out, left for a later prefix: "
+
 # The whole series with its options off first, so that the last build is the
 # one tools/kunit.sh runs.
 git -C "$TAS_TREE" checkout -q -f series
@@ -547,6 +553,10 @@ for k in $(seq "$from" "${TAS_BISECT_TO:-$n}"); do
 	if { [ "$full" -eq 1 ] || [ "$k" -ne "$n" ]; } && line=$(ledger_find "$tree" on); then
 		echo "bisect: patch $k/$n passed on $(cut -f3 <<<"$line"), skipped: $(cut -f5 <<<"$line")"
 		skipped=$((skipped + 1))
+		# What it left for a later prefix to compile is still owed.
+		for f in $(cut -f5 <<<"$line" | sed -n "s/.*$later_note//p"); do
+			pending+=("$TAS_TREE/$f patch $k")
+		done
 		continue
 	fi
 	# What the checkout rewrites is newer than this (compiled()).
@@ -571,6 +581,11 @@ for k in $(seq "$from" "${TAS_BISECT_TO:-$n}"); do
 		continue
 	fi
 	quick_prefix "$k"
+	left=()
+	for e in "${pending[@]}"; do
+		[ "${e#* }" != "patch $k" ] || left+=("${e%% *}")
+	done
+	[ "${#left[@]}" -eq 0 ] || result+="; $later_note${left[*]#"$TAS_TREE"/}"
 	ledger_add "$tree" on "$k" "$label" "$result"
 done
 git -C "$TAS_TREE" checkout -q -f series
