@@ -12,8 +12,9 @@
 # step's result and time, and the last line totals the test cases.
 #
 # Three pieces of work run in the background, beside the steps, at the
-# lowest CPU priority (SCHED_IDLE): they take only what the steps leave of
-# the two cores, so a step's timing tests run as they would alone. From the
+# lowest CPU and I/O priority (SCHED_IDLE, ionice idle): they take mostly
+# what the steps leave of the two cores and the disk, not the steps' CPU
+# time (caches and memory bandwidth they still share). From the
 # start: the PyTorch venv of `capture` (a download of 5.6 GB); once bisect
 # has left the tree on the whole series: the x86_64 kernels of `qemu-test`
 # and `qemu-kasan`, one after the other, with their kselftests and guest
@@ -31,6 +32,13 @@ declare -A step_rc=()
 passed=0 failed=0 skipped=0
 logdir=$TAS_OUT/check
 mkdir -p "$logdir"
+# One make check at a time per cache: its background jobs hold the lock too,
+# so a run whose jobs outlived it (killed) is not raced by the next one.
+exec 9>"$TAS_OUT/check.lock"
+if ! flock -n 9; then
+	echo "check: another make check (or its background jobs) runs on $TAS_OUT"
+	exit 1
+fi
 
 step() { # name command...
 	local name=$1 t0=$SECONDS rc=0
@@ -61,21 +69,28 @@ count() { # name
 	fi
 }
 
-# bg NAME COMMAND...: runs COMMAND in the background under SCHED_IDLE (at
-# nice 19 where the machine refuses that policy), its
-# output in $logdir/NAME.log; wait_bg NAME waits for it and returns its exit
-# status. Each job is a process group of its own (set -m), which the EXIT
+# bg NAME [after JOB] COMMAND...: runs COMMAND in the background under
+# SCHED_IDLE (at nice 19 where the machine refuses that policy), once the
+# background job JOB has ended if one is named, its output in
+# $logdir/NAME.log; wait_bg NAME waits for it and returns its exit status. Each job is a process group of its own (set -m), which the EXIT
 # trap ends if make check stops before it.
 bg_pids=()
 idle=(chrt --idle 0)
 "${idle[@]}" true 2>/dev/null || idle=(nice -n 19)
+! ionice -c 3 true 2>/dev/null || idle=(ionice -c 3 "${idle[@]}")
+declare -A bg_pid=()
 bg() { # name command...
-	local name=$1
+	local name=$1 first=
 
 	shift
+	if [ "$1" = after ]; then
+		first=$2
+		shift 2
+	fi
 	rm -f "$logdir/$name.rc"
 	set -m
 	(
+		[ -z "$first" ] || bg_done "$first" || true
 		t0=$SECONDS
 		rc=0
 		"${idle[@]}" "$@" >"$logdir/$name.log" 2>&1 || rc=$?
@@ -83,16 +98,31 @@ bg() { # name command...
 		mv "$logdir/$name.rc.tmp" "$logdir/$name.rc"
 	) &
 	bg_pids+=($!)
+	bg_pid[$name]=$!
 	set +m
 	bg_names+=("$name")
 }
 bg_names=()
 trap 'for p in "${bg_pids[@]}"; do kill -- -"$p" 2>/dev/null; done' EXIT
 
+# bg_done NAME: waits until the job NAME has ended; fails if it ended
+# without its exit status (killed).
+bg_done() { # name
+	while [ ! -f "$logdir/$1.rc" ]; do
+		if ! kill -0 "${bg_pid[$1]}" 2>/dev/null; then
+			[ -f "$logdir/$1.rc" ] || return 1
+		fi
+		sleep 2
+	done
+}
+
 wait_bg() { # name
 	local rc t
 
-	while [ ! -f "$logdir/$1.rc" ]; do sleep 2; done
+	if ! bg_done "$1"; then
+		echo "check: the background job $1 ended without an exit status (log: $logdir/$1.log)"
+		return 1
+	fi
 	read -r rc t <"$logdir/$1.rc"
 	if [ "$rc" -ne 0 ]; then
 		tail -n 40 "$logdir/$1.log"
@@ -127,8 +157,7 @@ step bisect env TAS_BISECT_CONFIG=debug tools/bisect.sh
 # The tree stays on the series from here: the x86_64 kernels build beside the
 # next steps (qemu-test's, then qemu-kasan's, -j2 each).
 bg build-x86 tools/qemu-test.sh --build-only
-bg build-x86-kasan bash -c 'while [ ! -f "$1" ]; do sleep 2; done
-	make -s qemu-kasan QEMU_TEST_ARGS=--build-only' - "$logdir/build-x86.rc"
+bg build-x86-kasan after build-x86 make -s qemu-kasan QEMU_TEST_ARGS=--build-only
 
 step kunit-debug tools/kunit.sh kunit/debug.kunitconfig kunit-debug
 count kunit-debug
