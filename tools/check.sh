@@ -70,9 +70,10 @@ count() { # name
 }
 
 # bg NAME [after JOB] COMMAND...: runs COMMAND in the background under
-# SCHED_IDLE (at nice 19 where the machine refuses that policy), once the
-# background job JOB has ended if one is named, its output in
-# $logdir/NAME.log; wait_bg NAME waits for it and returns its exit status. Each job is a process group of its own (set -m), which the EXIT
+# SCHED_IDLE (at nice 19 where the machine refuses that policy) and idle I/O
+# priority, once the background job JOB has ended if one is named, its
+# output in $logdir/NAME.log; wait_bg NAME waits for it and returns its exit
+# status. Each job is a process group of its own (set -m), which the EXIT
 # trap ends if make check stops before it.
 bg_pids=()
 idle=(chrt --idle 0)
