@@ -101,12 +101,14 @@ qemu-unload:
 
 # The random-ioctl run (userspace/tas-fuzz) on its own, for longer than the
 # bounded runs in qemu-test and qemu-kasan: make fuzz SECONDS=600 SEED=7.
+# MODE=load runs its saturating load instead (tas-fuzz -L, docs/design.md,
+# "How long a graph waits"), with the guest's hung task detector at 30 s.
 # KASAN=1 takes the KASAN + kmemleak kernel instead of the lockdep one.
 FUZZ_SECONDS = $(or $(SECONDS),600)
 fuzz:
 	tools/setup.sh
 	. tools/env.sh && tas_assemble
-	TAS_FUZZ_SECONDS=$(FUZZ_SECONDS) TAS_FUZZ_SEED=$(SEED) TAS_KSELFTESTS=0 \
+	TAS_FUZZ_SECONDS=$(FUZZ_SECONDS) TAS_FUZZ_SEED=$(SEED) TAS_FUZZ_MODE=$(or $(MODE),fuzz) TAS_KSELFTESTS=0 \
 		TAS_UNLOAD_ROUNDS=1 TAS_BOOT_TIMEOUT=$$(($(FUZZ_SECONDS) + 1500)) \
 		$(if $(KASAN),TAS_KOUT_NAME=x86-kasan TAS_KCONFIG_EXTRA=$(CURDIR)/tools/qemu/kasan.config) \
 		tools/qemu-test.sh

@@ -29,7 +29,8 @@
 #
 # Environment: TAS_UNLOAD_ROUNDS (default 20); TAS_FUZZ_SECONDS (default 0)
 # runs userspace/tas-fuzz for that long after the kselftests, with seed
-# TAS_FUZZ_SEED (default 1), as one more test; TAS_KSELFTESTS=0 skips the
+# TAS_FUZZ_SEED (default 1), as one more test (TAS_FUZZ_MODE=load: its
+# saturating load, tas-fuzz -L); TAS_KSELFTESTS=0 skips the
 # kselftests (make fuzz); TAS_DEMO (default: as TAS_KSELFTESTS) runs tas-demo's
 # graph in the guest and checks tools/tas_viz.py's pictures and Perfetto trace
 # of it (two more tests), kept in qemu-test-viz/ beside the log.
@@ -149,7 +150,7 @@ append="kunit.enable=0"
 [ -z "$kunit" ] || append="kunit.filter_glob=$kunit"
 # Unknown key=value words of the command line end up in init's environment.
 append="$append TAS_UNLOAD_ROUNDS=$unload_rounds TAS_KSELFTESTS=$kselftests"
-append="$append TAS_FUZZ_SECONDS=$fuzz_seconds TAS_FUZZ_SEED=$fuzz_seed"
+append="$append TAS_FUZZ_SECONDS=$fuzz_seconds TAS_FUZZ_SEED=$fuzz_seed TAS_FUZZ_MODE=${TAS_FUZZ_MODE:-fuzz}"
 append="$append TAS_TIMEOUT_ROUNDS=$timeout_rounds"
 append="$append TAS_DEMO=$demo TAS_HOSTROOT=$TAS_HOSTROOT${TAS_PY:+ TAS_PY=$TAS_PY}"
 append="$append${TAS_CAPTURE_PY:+ TAS_CAPTURE_PY=$TAS_CAPTURE_PY}"

@@ -4,6 +4,7 @@
  *
  *   tas-fuzz [-s SEED] [-t SECONDS] [-p PROCS] [-j THREADS] [-e TABLE] [-q]
  *   tas-fuzz -S GRAPHS [-s SEED] [-t SECONDS] [-p PROCS] [-e TABLE] [-q]
+ *   tas-fuzz -L [-B FACTOR] [-s SEED] [-t SECONDS] [-p PROCS] [-e TABLE] [-q]
  *
  * PROCS processes (default 4) with THREADS threads each (default 3) call
  * every tas ioctl and the core syncobj, GEM close and PRIME ioctls with
@@ -32,6 +33,10 @@
  * GRAPHS accepted ones; processes are killed and restarted as above, and
  * SECONDS bounds the whole. A rejected graph fails the soak, and so does a
  * process that has not reached GRAPHS in time.
+ *
+ * With -L (load), each process runs three threads of valid work that keep
+ * every ring busy, and each completion is timed against a bound (see
+ * load_waiter()).
  *
  * Each thread draws from its own generator, seeded from SEED, the process
  * slot, the number of processes started in that slot before and the thread
@@ -120,6 +125,10 @@ struct fuzz_shared {
 	atomic_ulong soak_waits;
 	/* Last accepted tracking point of each thread of each process slot. */
 	_Atomic __u64 last_point[FUZZ_MAX_PROCS][FUZZ_MAX_THREADS];
+	/* Load mode: work accepted and not seen complete, per slot (ns). */
+	_Atomic __u64 load_cost[FUZZ_MAX_PROCS];
+	atomic_ulong load_done, load_over;
+	_Atomic __u64 load_worst_ns, load_worst_ratio;	/* ratio in 1/1000 */
 };
 
 static struct fuzz_shared *sh;
@@ -128,6 +137,8 @@ static unsigned long long seed;
 static bool quiet;
 /* Soak mode: graphs per process slot, 0 for the random-ioctl run. */
 static unsigned long soak_graphs;
+/* Load mode (-L). */
+static bool load_mode;
 
 /* Device limits, read once by the parent. */
 static __u32 num_rings, max_nodes, max_edges, max_waits, max_signals, max_stride;
@@ -185,6 +196,7 @@ struct fuzz_thread {
 	/* Staging for the arrays before they are placed in the arenas. */
 	struct drm_tas_node *nodes;
 	struct drm_tas_edge *edges;
+	struct load_log *load;		/* load mode */
 };
 
 static __u32 track_shared[FUZZ_MAX_THREADS];
@@ -1548,6 +1560,467 @@ static int soak_template(struct fuzz_thread *t, __u32 *handle, __u32 *n)
 	return 0;
 }
 
+/*
+ * Load mode (-L): saturating valid work from every process, to find graphs
+ * that wait too long or forever (docs/design.md, "How long a graph
+ * waits"). Thread 0 of each process floods every ring with graphs of mixed
+ * classes, a third of them with a gang across rings (sometimes two gangs in
+ * a graph of 512-767 nodes), some waiting for another process's public
+ * timeline; thread 1 launches templates of 1024-4096 NOP nodes on one ring
+ * again and again and destroys them while launched; thread 2 submits graphs
+ * with a host node and reports it done once it is released. Every graph
+ * signals its thread's tracking timeline, which a waiter thread of its own
+ * follows: each completion's latency (accepted to signalled) is compared
+ * with the graph's own work plus the work that all processes had accepted
+ * and not yet seen complete when it was accepted (each node costing its
+ * duration plus the per-node cost measured at start), and the worst ratio
+ * is the run's figure; one above -B (default 4) fails the run, as does any
+ * lost completion, rejected valid graph or host node never released.
+ */
+#define LOAD_LOG		256	/* per thread: > LOAD_IN_FLIGHT */
+#define LOAD_IN_FLIGHT		16
+#define LOAD_SLACK_NS		(2000ULL * 1000000ULL)
+
+struct load_log {
+	_Atomic __u64 accept_ns[LOAD_LOG];
+	__u64 own[LOAD_LOG], ahead[LOAD_LOG];
+	__u64 graph_id[LOAD_LOG];
+	__u32 nodes[LOAD_LOG], gangs[LOAD_LOG];
+	const char *kind[LOAD_LOG];
+	_Atomic __u64 accepted;		/* last accepted point */
+	_Atomic __u64 seen;		/* last point the waiter has measured */
+	pthread_t waiter;
+};
+
+static unsigned int load_bound = 4;
+
+/*
+ * Where a slow graph's nodes are: finished, started, ready and not started
+ * (per ring; the last entry is the host nodes), not ready. For the log.
+ */
+static void load_where(struct fuzz_thread *t, __u64 graph_id, __u32 n)
+{
+	struct drm_tas_node_info *info = (void *)t->info_arena;
+	struct drm_tas_graph_info gi = { .graph_id = graph_id };
+	unsigned int ready[TAS_MAX_RINGS + 1] = { 0 }, started = 0, finished = 0, waiting = 0;
+	char line[256];
+	int len = 0;
+	__u32 i;
+
+	if (!info || n > FUZZ_INFO_ARENA / sizeof(*info))
+		return;
+	gi.nodes = tas_array(info, n, sizeof(*info));
+	if (ioctl(t->shared.fd, DRM_IOCTL_TAS_GRAPH_INFO, &gi))
+		return;
+	for (i = 0; i < n; i++) {
+		if (info[i].finished_ns)
+			finished++;
+		else if (info[i].started_ns)
+			started++;
+		else if (info[i].ready_ns)
+			ready[info[i].ring < num_rings ? info[i].ring : num_rings]++;
+		else
+			waiting++;
+	}
+	for (i = 0; i <= num_rings && i <= TAS_MAX_RINGS; i++)
+		len += snprintf(line + len, sizeof(line) - len, " %u", ready[i]);
+	fprintf(stderr,
+		"tas-fuzz: load:   graph %llu: %u finished, %u started, ready and not started per ring (then host):%s, %u not ready\n",
+		(unsigned long long)graph_id, finished, started, line, waiting);
+}
+static __u64 load_node_cost = 100000;
+
+static __u64 load_ahead(void)
+{
+	__u64 sum = 0;
+	unsigned int i;
+
+	for (i = 0; i < FUZZ_MAX_PROCS; i++)
+		sum += atomic_load(&sh->load_cost[i]);
+	return sum;
+}
+
+/* Follows the thread's tracking timeline and measures each completion. */
+static void *load_waiter(void *arg)
+{
+	struct fuzz_thread *t = arg;
+	struct load_log *lg = t->load;
+	__u64 k = 1;
+
+	while (!atomic_load(&sh->stop) || k <= atomic_load(&lg->accepted)) {
+		__u64 lat, i = k % LOAD_LOG, bound, ratio;
+		bool slow_said = false;
+
+		if (k > atomic_load(&lg->accepted)) {
+			usleep(1000);
+			continue;
+		}
+		while (tas_wait_syncobj(t->shared.fd, t->shared.track, k, 10)) {
+			lat = now_ns() - atomic_load(&lg->accept_ns[i]);
+			/* The parent reports it lost; the process must end. */
+			if (atomic_load(&sh->stop) && lat > FUZZ_DRAIN_SECONDS * 1000000000ULL)
+				return NULL;
+			if (lat > 60000000000ULL && !slow_said) {
+				slow_said = true;
+				fprintf(stderr,
+					"tas-fuzz: load: slot %u thread %u: %s graph of %u nodes, %u gangs, not complete after %.0f s (own work %.3f s, ahead %.3f s)\n",
+					t->slot, t->index, lg->kind[i], lg->nodes[i], lg->gangs[i],
+					lat / 1e9, lg->own[i] / 1e9, lg->ahead[i] / 1e9);
+				load_where(t, lg->graph_id[i], lg->nodes[i]);
+			}
+		}
+		lat = now_ns() - atomic_load(&lg->accept_ns[i]);
+		atomic_fetch_sub(&sh->load_cost[t->slot], lg->own[i]);
+		bound = load_bound * (lg->own[i] + lg->ahead[i]) + LOAD_SLACK_NS;
+		ratio = lat * 1000 / (lg->own[i] + lg->ahead[i] + 1);
+		atomic_fetch_add(&sh->load_done, 1);
+		if (lat > atomic_load(&sh->load_worst_ns))
+			atomic_store(&sh->load_worst_ns, lat);
+		if (ratio > atomic_load(&sh->load_worst_ratio))
+			atomic_store(&sh->load_worst_ratio, ratio);
+		if (lat > bound) {
+			atomic_fetch_add(&sh->load_over, 1);
+			fprintf(stderr,
+				"tas-fuzz: VIOLATION: load: slot %u thread %u: %s graph of %u nodes, %u gangs took %.3f s, over %u x (own work %.3f s + ahead %.3f s) + %.0f s\n",
+				t->slot, t->index, lg->kind[i], lg->nodes[i], lg->gangs[i], lat / 1e9,
+				load_bound, lg->own[i] / 1e9, lg->ahead[i] / 1e9,
+				LOAD_SLACK_NS / 1e9);
+		}
+		atomic_store(&lg->seen, k);
+		k++;
+	}
+	return NULL;
+}
+
+/* Cost of the nodes in t->nodes[0..n): their durations plus the per-node cost. */
+static __u64 load_cost(struct fuzz_thread *t, __u32 n)
+{
+	__u64 c = 0;
+	__u32 i;
+
+	for (i = 0; i < n; i++)
+		c += t->nodes[i].duration_ns + load_node_cost;
+	return c;
+}
+
+/* Records an accepted graph of the thread. */
+static void load_accepted(struct fuzz_thread *t, const char *kind, __u64 graph_id, __u32 n,
+			  __u32 gangs, __u64 own, __u64 ahead, __u64 at)
+{
+	struct load_log *lg = t->load;
+	__u64 i = (t->point + 1) % LOAD_LOG;
+
+	lg->graph_id[i] = graph_id;
+	lg->own[i] = own;
+	lg->ahead[i] = ahead;
+	lg->nodes[i] = n;
+	lg->gangs[i] = gangs;
+	lg->kind[i] = kind;
+	atomic_store(&lg->accept_ns[i], at);
+	t->point++;
+	atomic_store(&lg->accepted, t->point);
+	atomic_store(&sh->last_point[t->slot][t->index], t->point);
+	atomic_fetch_add_explicit(&sh->graphs, 1, memory_order_relaxed);
+}
+
+/*
+ * At most LOAD_IN_FLIGHT graphs of the thread in flight and not measured by
+ * its waiter, whose log entries must not be overwritten before it read them.
+ */
+static void load_pace(struct fuzz_thread *t)
+{
+	while (t->point > LOAD_IN_FLIGHT &&
+	       atomic_load(&t->load->seen) < t->point - LOAD_IN_FLIGHT &&
+	       !atomic_load(&sh->stop))
+		usleep(1000);
+}
+
+static void load_rejected(struct fuzz_thread *t, const char *kind, int ret)
+{
+	if (ret == -EINTR || atomic_load(&sh->stop))
+		return;
+	atomic_fetch_add(&sh->soak_rejected, 1);
+	fprintf(stderr, "tas-fuzz: VIOLATION: load: slot %u thread %u: a valid %s was rejected: %s\n",
+		t->slot, t->index, kind, strerror(-ret));
+}
+
+/* A NOP node on @ring of a random class. */
+static void load_node(struct fuzz_thread *t, struct drm_tas_node *n, __u32 ring, __u64 dur)
+{
+	memset(n, 0, sizeof(*n));
+	n->ring = ring;
+	n->class = one_in(t, 10) ? DRM_TAS_CLASS_LATENCY :
+		   one_in(t, 3) ? DRM_TAS_CLASS_BATCH : DRM_TAS_CLASS_NORMAL;
+	n->duration_ns = rnd_below(t, dur);
+}
+
+/*
+ * A flood graph: gang members are sources (a second gang's members depend
+ * only on the first gang's), so no gang can deadlock.
+ */
+static void load_flood(struct fuzz_thread *t)
+{
+	struct drm_tas_submit_graph s = { 0 };
+	struct drm_tas_sync waits[1], sigs[2];
+	__u32 n, e = 0, i, gangs = 0, members, o;
+	__u64 own, ahead, at, p;
+	int ret;
+
+	n = one_in(t, 50) ? 512 + rnd_below(t, 256) : 8 + rnd_below(t, 56);
+	for (i = 0; i < n; i++)
+		load_node(t, &t->nodes[i], rnd_below(t, num_rings), 100000);
+	if (num_rings >= 2 && (n >= 512 || one_in(t, 3))) {
+		gangs = n >= 512 ? 2 : 1;
+		for (i = 0; i < gangs; i++) {
+			__u32 g, base = i * num_rings;
+
+			members = 2 + rnd_below(t, num_rings - 1);
+			for (g = 0; g < members; g++) {
+				t->nodes[base + g].gang = i + 1;
+				t->nodes[base + g].ring = (g + i) % num_rings;
+			}
+		}
+	}
+	for (i = 1; i < n; i++) {
+		unsigned int k, deg = 1 + rnd_below(t, 2);
+
+		if (t->nodes[i].gang == 1)
+			continue;
+		for (k = 0; k < deg; k++) {
+			__u32 from = t->nodes[i].gang == 2 ? rnd_below(t, num_rings) : rnd_below(t, i);
+
+			if (t->nodes[i].gang == 2 && t->nodes[from].gang != 1)
+				continue;
+			if (e && t->edges[e - 1].from == from && t->edges[e - 1].to == i)
+				continue;
+			t->edges[e].from = from;
+			t->edges[e++].to = i;
+		}
+	}
+	/* Only thread 0 signals the process's public timeline: points go up. */
+	memset(sigs, 0, sizeof(sigs));
+	sigs[0].handle = t->shared.track;
+	sigs[0].node = DRM_TAS_NODE_GRAPH;
+	sigs[0].point = t->point + 1;
+	sigs[1].handle = pub_local[t->slot];
+	sigs[1].node = DRM_TAS_NODE_GRAPH;
+	sigs[1].point = atomic_load(&sh->pub_point[t->slot]) + 1;
+	o = rnd_below(t, nprocs);
+	p = atomic_load(&sh->pub_point[o]);
+	s.waits = tas_array(waits, 0, sizeof(waits[0]));
+	if (o != t->slot && p && one_in(t, 4)) {
+		memset(waits, 0, sizeof(waits));
+		waits[0].handle = pub_local[o];
+		waits[0].node = DRM_TAS_NODE_GRAPH;
+		waits[0].point = 1 + rnd_below(t, p);
+		s.waits = tas_array(waits, 1, sizeof(waits[0]));
+		atomic_fetch_add_explicit(&sh->soak_waits, 1, memory_order_relaxed);
+	}
+	s.nodes = tas_array(t->nodes, n, sizeof(t->nodes[0]));
+	s.edges = tas_array(t->edges, e, sizeof(t->edges[0]));
+	s.signals = tas_array(sigs, t->index ? 1 : 2, sizeof(sigs[0]));
+	s.flags = !gangs && one_in(t, 8) ? DRM_TAS_SUBMIT_FIFO : 0;
+	own = load_cost(t, n);
+	ahead = load_ahead();
+	atomic_fetch_add(&sh->load_cost[t->slot], own);
+	at = now_ns();
+	ret = xioctl(t, IOC_SUBMIT_GRAPH, &s);
+	if (ret) {
+		atomic_fetch_sub(&sh->load_cost[t->slot], own);
+		load_rejected(t, "graph", ret);
+		return;
+	}
+	if (!t->index)
+		atomic_store(&sh->pub_point[t->slot], sigs[1].point);
+	load_accepted(t, gangs ? "gang" : s.flags ? "fifo" : "flood", s.graph_id, n, gangs, own,
+		      ahead, at);
+	load_pace(t);
+}
+
+/* Launches of a long template on one ring, destroyed and made again. */
+static void load_template(struct fuzz_thread *t, __u32 *tpl, __u32 *tpl_n, __u64 *tpl_cost)
+{
+	struct drm_tas_template_launch l = { 0 };
+	struct drm_tas_sync sig = { 0 };
+	__u64 ahead, at;
+	int ret;
+
+	if (*tpl && one_in(t, 40)) {
+		struct drm_tas_template_destroy d = { .handle = *tpl };
+
+		t->what = "load: destroy while launched";
+		xioctl(t, IOC_TEMPLATE_DESTROY, &d);
+		atomic_fetch_add_explicit(&sh->templates_destroyed, 1, memory_order_relaxed);
+		*tpl = 0;
+	}
+	if (!*tpl) {
+		struct drm_tas_template_create c = { 0 };
+		__u32 i, ring = rnd_below(t, num_rings), e = 0;
+		bool chain = one_in(t, 2);
+
+		*tpl_n = 1024 + rnd_below(t, 3073);
+		for (i = 0; i < *tpl_n; i++) {
+			load_node(t, &t->nodes[i], ring, 20000);
+			if (chain && i) {
+				t->edges[e].from = i - 1;
+				t->edges[e++].to = i;
+			}
+		}
+		c.nodes = tas_array(t->nodes, *tpl_n, sizeof(t->nodes[0]));
+		c.edges = tas_array(t->edges, e, sizeof(t->edges[0]));
+		t->what = "load: template";
+		ret = xioctl(t, IOC_TEMPLATE_CREATE, &c);
+		if (ret) {
+			load_rejected(t, "template", ret);
+			return;
+		}
+		*tpl = c.handle;
+		*tpl_cost = load_cost(t, *tpl_n);
+	}
+	sig.handle = t->shared.track;
+	sig.node = DRM_TAS_NODE_GRAPH;
+	sig.point = t->point + 1;
+	l.handle = *tpl;
+	l.signals = tas_array(&sig, 1, sizeof(sig));
+	ahead = load_ahead();
+	atomic_fetch_add(&sh->load_cost[t->slot], *tpl_cost);
+	at = now_ns();
+	t->what = "load: launch";
+	ret = xioctl(t, IOC_TEMPLATE_LAUNCH, &l);
+	if (ret) {
+		atomic_fetch_sub(&sh->load_cost[t->slot], *tpl_cost);
+		load_rejected(t, "launch", ret);
+		return;
+	}
+	load_accepted(t, "launch", l.graph_id, *tpl_n, 0, *tpl_cost, ahead, at);
+	load_pace(t);
+}
+
+/* A node before and after a host node, which this thread reports done. */
+static void load_host(struct fuzz_thread *t, __u32 host_sync, __u64 *host_point)
+{
+	struct drm_tas_submit_graph s = { 0 };
+	struct drm_tas_edge edges[2] = { { .from = 0, .to = 1 }, { .from = 1, .to = 2 } };
+	struct drm_tas_sync sigs[2];
+	__u64 own, ahead, at;
+	int ret, i;
+
+	for (i = 0; i < 3; i++)
+		load_node(t, &t->nodes[i], rnd_below(t, num_rings), 100000);
+	t->nodes[1].op = DRM_TAS_OP_HOST;
+	t->nodes[1].ring = 0;
+	t->nodes[1].duration_ns = 0;
+	memset(sigs, 0, sizeof(sigs));
+	sigs[0].handle = t->shared.track;
+	sigs[0].node = DRM_TAS_NODE_GRAPH;
+	sigs[0].point = t->point + 1;
+	sigs[1].handle = host_sync;
+	sigs[1].node = 1;
+	sigs[1].point = *host_point + 1;
+	sigs[1].flags = DRM_TAS_SYNC_ON_START;
+	s.nodes = tas_array(t->nodes, 3, sizeof(t->nodes[0]));
+	s.edges = tas_array(edges, 2, sizeof(edges[0]));
+	s.signals = tas_array(sigs, 2, sizeof(sigs[0]));
+	own = load_cost(t, 3);
+	ahead = load_ahead();
+	atomic_fetch_add(&sh->load_cost[t->slot], own);
+	at = now_ns();
+	t->what = "load: host";
+	ret = xioctl(t, IOC_SUBMIT_GRAPH, &s);
+	if (ret) {
+		atomic_fetch_sub(&sh->load_cost[t->slot], own);
+		load_rejected(t, "host graph", ret);
+		return;
+	}
+	(*host_point)++;
+	load_accepted(t, "host", s.graph_id, 3, 0, own, ahead, at);
+	/* Also once the run stops: an unreported node would wait for its timeout. */
+	for (i = 0; tas_wait_syncobj(t->shared.fd, host_sync, *host_point, 10); i++) {
+		if (i == 30)
+			return;
+		if (i == 6) {
+			atomic_fetch_add(&sh->load_over, 1);
+			fprintf(stderr,
+				"tas-fuzz: VIOLATION: load: slot %u: host node of graph %llu not released after 60 s\n",
+				t->slot, (unsigned long long)s.graph_id);
+		}
+	}
+	if (one_in(t, 4))
+		usleep(rnd_below(t, 2000));
+	ret = tas_host_done(t->shared.fd, s.graph_id, 1, 0);
+	if (ret)
+		load_rejected(t, "host report", ret);
+	load_pace(t);
+}
+
+static void *load_main(void *arg)
+{
+	struct fuzz_thread *t = arg;
+	__u32 tpl = 0, tpl_n = 0, host_sync = 0;
+	__u64 tpl_cost = 0, host_point = 0;
+
+	if (t->index == 2 && tas_new_syncobj(t->shared.fd, &host_sync))
+		return NULL;
+	while (!atomic_load(&sh->stop)) {
+		t->step++;
+		t->what = "load";
+		if (t->index == 1 && !one_in(t, 4))
+			load_template(t, &tpl, &tpl_n, &tpl_cost);
+		else if (t->index == 2 && !one_in(t, 4))
+			load_host(t, host_sync, &host_point);
+		else
+			load_flood(t);
+	}
+	return NULL;
+}
+
+/* The per-node cost: 256 independent zero-length NOPs over all rings. */
+static __u64 load_calibrate(int fd)
+{
+	struct drm_tas_node *nodes = calloc(256, sizeof(*nodes));
+	struct drm_tas_submit_graph s = { 0 };
+	struct drm_tas_sync sig = { 0 };
+	__u64 best = ~0ULL, at;
+	__u32 sync, i, round;
+
+	if (!nodes || tas_new_syncobj(fd, &sync))
+		return 0;
+	for (i = 0; i < 256; i++)
+		nodes[i].ring = i % num_rings;
+	for (round = 1; round <= 3; round++) {
+		sig.handle = sync;
+		sig.node = DRM_TAS_NODE_GRAPH;
+		sig.point = round;
+		s.nodes = tas_array(nodes, 256, sizeof(*nodes));
+		s.signals = tas_array(&sig, 1, sizeof(sig));
+		at = now_ns();
+		if (ioctl(fd, DRM_IOCTL_TAS_SUBMIT_GRAPH, &s) || tas_wait_syncobj(fd, sync, round, 60))
+			return 0;
+		if (now_ns() - at < best)
+			best = now_ns() - at;
+	}
+	tas_destroy_syncobj(fd, sync);
+	free(nodes);
+	return best * num_rings / 256;
+}
+
+/* A process killed after a submission but before recording its point. */
+static int pub_sync_point(int fd, unsigned int slot)
+{
+	struct drm_syncobj_timeline_array q = { 0 };
+	__u64 last = 0;
+
+	q.handles = (__u64)(uintptr_t)&pub_local[slot];
+	q.points = (__u64)(uintptr_t)&last;
+	q.count_handles = 1;
+	q.flags = DRM_SYNCOBJ_QUERY_FLAGS_LAST_SUBMITTED;
+	if (ioctl(fd, DRM_IOCTL_SYNCOBJ_QUERY, &q))
+		return -errno;
+	if (last > atomic_load(&sh->pub_point[slot]))
+		atomic_store(&sh->pub_point[slot], last);
+	return 0;
+}
+
 /* One process: nthreads threads on one file, each with its tracking syncobj. */
 static int child(unsigned int slot, unsigned int gen, const int *track_fds, const int *pub_fds)
 {
@@ -1583,11 +2056,7 @@ static int child(unsigned int slot, unsigned int gen, const int *track_fds, cons
 			return 2;
 		track_shared[i] = t->shared.track;
 	}
-	if (soak_graphs) {
-		struct drm_syncobj_timeline_array q = { 0 };
-		__u32 tpl = 0, tpl_nodes = 0;
-		__u64 last = 0;
-
+	if (soak_graphs || load_mode) {
 		for (i = 0; i < nprocs; i++) {
 			struct drm_syncobj_handle h = { .fd = pub_fds[i] };
 
@@ -1595,15 +2064,26 @@ static int child(unsigned int slot, unsigned int gen, const int *track_fds, cons
 				return 2;
 			pub_local[i] = h.handle;
 		}
-		/* A process killed after a submission but before recording its point. */
-		q.handles = (__u64)(uintptr_t)&pub_local[slot];
-		q.points = (__u64)(uintptr_t)&last;
-		q.count_handles = 1;
-		q.flags = DRM_SYNCOBJ_QUERY_FLAGS_LAST_SUBMITTED;
-		if (ioctl(fd, DRM_IOCTL_SYNCOBJ_QUERY, &q))
+		if (pub_sync_point(fd, slot))
 			return 2;
-		if (last > atomic_load(&sh->pub_point[slot]))
-			atomic_store(&sh->pub_point[slot], last);
+	}
+	if (load_mode) {
+		for (i = 0; i < nthreads; i++) {
+			th[i].load = calloc(1, sizeof(*th[i].load));
+			if (!th[i].load ||
+			    pthread_create(&th[i].load->waiter, NULL, load_waiter, &th[i]) ||
+			    pthread_create(&th[i].tid, NULL, load_main, &th[i]))
+				return 2;
+		}
+		for (i = 0; i < nthreads; i++) {
+			pthread_join(th[i].tid, NULL);
+			pthread_join(th[i].load->waiter, NULL);
+		}
+		return 0;
+	}
+	if (soak_graphs) {
+		__u32 tpl = 0, tpl_nodes = 0;
+
 		if (soak_template(&th[0], &tpl, &tpl_nodes))
 			return 2;
 		soak(&th[0], tpl, tpl_nodes);
@@ -1760,7 +2240,7 @@ int main(int argc, char **argv)
 	int opt, status, bad;
 
 	seed = time(NULL);
-	while ((opt = getopt(argc, argv, "s:t:p:j:e:qS:")) != -1) {
+	while ((opt = getopt(argc, argv, "s:t:p:j:e:qS:LB:")) != -1) {
 		switch (opt) {
 		case 's':
 			seed = strtoull(optarg, NULL, 0);
@@ -1783,9 +2263,15 @@ int main(int argc, char **argv)
 		case 'S':
 			soak_graphs = strtoul(optarg, NULL, 0);
 			break;
+		case 'L':
+			load_mode = true;
+			break;
+		case 'B':
+			load_bound = strtoul(optarg, NULL, 0);
+			break;
 		default:
 			fprintf(stderr,
-				"usage: %s [-s SEED] [-t SECONDS] [-p PROCS] [-j THREADS] [-e TABLE] [-q] [-S GRAPHS]\n",
+				"usage: %s [-s SEED] [-t SECONDS] [-p PROCS] [-j THREADS] [-e TABLE] [-q] [-S GRAPHS | -L [-B FACTOR]]\n",
 				argv[0]);
 			return 2;
 		}
@@ -1818,8 +2304,17 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	(void)max_signals;
-	if (soak_graphs) {
-		nthreads = 1;
+	if (load_mode) {
+		nthreads = 3;
+		load_node_cost = load_calibrate(parent_fd);
+		if (!load_node_cost) {
+			fprintf(stderr, "tas-fuzz: load: calibration failed\n");
+			return 2;
+		}
+	}
+	if (soak_graphs || load_mode) {
+		if (soak_graphs)
+			nthreads = 1;
 		for (i = 0; i < nprocs; i++) {
 			struct drm_syncobj_handle h = { 0 };
 
@@ -1830,8 +2325,14 @@ int main(int argc, char **argv)
 				return 2;
 			pub_fd[i] = h.fd;
 		}
+	}
+	if (soak_graphs) {
 		printf("tas-fuzz: soak, seed %llu, %u processes x %lu graphs, at most %u s, %s\n",
 		       seed, nprocs, soak_graphs, seconds, path);
+	} else if (load_mode) {
+		printf("tas-fuzz: load, seed %llu, %u s, %u processes x 3 threads, node cost %.3f ms, bound %u x (own + ahead) + %.0f s, %s\n",
+		       seed, seconds, nprocs, load_node_cost / 1e6, load_bound, LOAD_SLACK_NS / 1e9,
+		       path);
 	} else {
 		printf("tas-fuzz: seed %llu, %u s, %u processes x %u threads, %s\n", seed,
 		       seconds, nprocs, nthreads, path);
@@ -1856,7 +2357,8 @@ int main(int argc, char **argv)
 	 * ends by itself).
 	 */
 	while (now_ns() < deadline) {
-		usleep(500000 + rnd_next(&rng) % 1000000);
+		usleep(load_mode ? 3000000 + rnd_next(&rng) % 4000000 :
+			500000 + rnd_next(&rng) % 1000000);
 		if (now_ns() >= deadline)
 			break;
 		if (now_ns() >= next_report) {
@@ -1882,6 +2384,7 @@ int main(int argc, char **argv)
 		}
 		killed++;
 		slot_check(i);
+		atomic_store(&sh->load_cost[i], 0);
 		pids[i] = spawn(i, ++gens[i]);
 		if (pids[i] < 0) {
 			perror("tas-fuzz: spawn");
@@ -1910,12 +2413,17 @@ int main(int argc, char **argv)
 	}
 	bad = sh->errno_violations || sh->node_error_violations || sh->blame_violations ||
 	      lost || crashed ||
-	      sh->soak_rejected || unfinished;
+	      sh->soak_rejected || unfinished || sh->load_over;
 	if (soak_graphs)
 		printf("tas-fuzz: soak: %lu graphs of %lu accepted in %.1f s, %.0f graphs/s, %lu waiting for another process; %lu rejected, %lu missing\n",
 		       (unsigned long)sh->graphs, soak_graphs * nprocs, (now_ns() - start) / 1e9,
 		       sh->graphs / ((now_ns() - start) / 1e9), (unsigned long)sh->soak_waits,
 		       (unsigned long)sh->soak_rejected, unfinished);
+	if (load_mode)
+		printf("tas-fuzz: load: %lu graphs completed and measured, worst %.3f s, worst latency / (own work + work ahead) %.2f (bound %u), %lu over the bound or host nodes not released, %lu rejected\n",
+		       (unsigned long)sh->load_done, sh->load_worst_ns / 1e9,
+		       sh->load_worst_ratio / 1000.0, load_bound, (unsigned long)sh->load_over,
+		       (unsigned long)sh->soak_rejected);
 	printf("tas-fuzz: %lu ioctls (%lu ok) in %.1f s, %.0f/s; %lu graphs accepted, %u processes killed, %lu files closed with graphs in flight, %lu templates destroyed, %lu launches with binds; %lu errno violations, %lu node error violations, %lu blame violations, %lu lost completions, %u processes failed: %s\n",
 	       total, ok, (now_ns() - start) / 1e9, total / ((now_ns() - start) / 1e9),
 	       (unsigned long)sh->graphs, killed, (unsigned long)sh->fds_closed_busy,
@@ -1923,11 +2431,13 @@ int main(int argc, char **argv)
 	       (unsigned long)sh->errno_violations,
 	       (unsigned long)sh->node_error_violations, (unsigned long)sh->blame_violations,
 	       lost, crashed, bad ? "FAILED" : "ok");
-	printf("TAS-FUZZ-JSON {\"mode\": \"%s\", \"seed\": %llu, \"processes\": %u, \"threads\": %u, \"seconds\": %.1f, \"ioctls\": %lu, \"ioctls_per_s\": %.0f, \"graphs\": %lu, \"graphs_per_s\": %.0f, \"killed\": %u, \"cross_process_waits\": %lu, \"errno_violations\": %lu, \"node_error_violations\": %lu, \"rejected\": %lu, \"lost_completions\": %lu, \"failed_processes\": %u, \"missing\": %lu}\n",
-	       soak_graphs ? "soak" : "fuzz", seed, nprocs, nthreads, (now_ns() - start) / 1e9,
+	printf("TAS-FUZZ-JSON {\"mode\": \"%s\", \"seed\": %llu, \"processes\": %u, \"threads\": %u, \"seconds\": %.1f, \"ioctls\": %lu, \"ioctls_per_s\": %.0f, \"graphs\": %lu, \"graphs_per_s\": %.0f, \"killed\": %u, \"cross_process_waits\": %lu, \"errno_violations\": %lu, \"node_error_violations\": %lu, \"rejected\": %lu, \"lost_completions\": %lu, \"failed_processes\": %u, \"missing\": %lu, \"load_worst_s\": %.3f, \"load_worst_ratio\": %.2f, \"load_over\": %lu}\n",
+	       soak_graphs ? "soak" : load_mode ? "load" : "fuzz", seed, nprocs, nthreads, (now_ns() - start) / 1e9,
 	       total, total / ((now_ns() - start) / 1e9), (unsigned long)sh->graphs,
 	       sh->graphs / ((now_ns() - start) / 1e9), killed, (unsigned long)sh->soak_waits,
 	       (unsigned long)sh->errno_violations, (unsigned long)sh->node_error_violations,
-	       (unsigned long)sh->soak_rejected, lost, crashed, unfinished);
+	       (unsigned long)sh->soak_rejected, lost, crashed, unfinished,
+	       sh->load_worst_ns / 1e9, sh->load_worst_ratio / 1000.0,
+	       (unsigned long)sh->load_over);
 	return bad ? 1 : 0;
 }

@@ -177,14 +177,20 @@ tas_tracecmd() {
 	return "$ret"
 }
 
-# tas_fuzz SECONDS SEED: userspace/tas-fuzz for SECONDS with SEED, as one
-# TAP test. The errno table is docs/uapi-errors.md of the project.
+# tas_fuzz SECONDS SEED [MODE]: userspace/tas-fuzz for SECONDS with SEED, as
+# one TAP test. The errno table is docs/uapi-errors.md of the project. MODE
+# load is its saturating load (-L), with the hung task detector at 30 s.
 tas_fuzz() {
+	mode=
+	if [ "${3:-fuzz}" = load ]; then
+		mode=-L
+		echo 30 > /proc/sys/kernel/hung_task_timeout_secs
+	fi
 	echo "1..1"
-	if /bin/tas-fuzz -t "$1" -s "$2" -e /etc/tas/uapi-errors.md; then
-		echo "ok 1 tas-fuzz seed $2, $1 s"
+	if /bin/tas-fuzz $mode -t "$1" -s "$2" -e /etc/tas/uapi-errors.md; then
+		echo "ok 1 tas-fuzz ${3:-fuzz} seed $2, $1 s"
 	else
-		echo "not ok 1 tas-fuzz seed $2, $1 s"
+		echo "not ok 1 tas-fuzz ${3:-fuzz} seed $2, $1 s"
 		return 1
 	fi
 }
