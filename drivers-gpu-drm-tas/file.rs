@@ -452,8 +452,9 @@ impl Graphs {
     // series: from tas-keep
     /// Checks, before the point of no return, that a graph of `nodes` nodes (a count from
     /// userspace) can be kept until it is read, and makes room for its record in `kept`,
-    /// which grows only for files that keep graphs. Submissions of a file hold the lock of
-    /// `self` until they have added their record, so the room stays free until then.
+    /// which grows only for files that keep graphs. Only submissions add records, and a file's
+    /// submissions hold its `submitting` lock until they have added theirs, so the room stays
+    /// free until then (a release only makes more).
     fn check_keep(&mut self, nodes: u32) -> Result {
         let nodes = nodes as usize;
         if self.kept.len() >= MAX_KEPT || nodes > MAX_KEPT_NODES - self.kept_nodes {
@@ -519,7 +520,7 @@ impl Graphs {
         let id = self.next_id;
         let nodes = record.nodes.len();
         if keep {
-            // Cannot fail: `check_keep()` made room under the same lock.
+            // Cannot fail: `check_keep()` made room under the same `submitting` lock.
             // series: until tas-retire
             if self
                 .kept
@@ -688,6 +689,12 @@ pub(crate) struct File {
     /// The entities of the rings.
     fifo_entities: KVec<Pin<KBox<Entity<NodeJob>>>>,
     graph_entity: Pin<KBox<Entity<NodeJob>>>,
+    /// Serialises the file's submissions (and launches), so that graph ids and syncobj points
+    /// follow submission order. Held while a submission checks its arrays and allocates per
+    /// node, which `graphs` is not: GRAPH_INFO waits for no submission.
+    #[pin]
+    submitting: Mutex<()>,
+    /// The records of the file's graphs, which GRAPH_INFO reads.
     #[pin]
     graphs: Mutex<Graphs>,
 }
@@ -718,6 +725,12 @@ pub(crate) struct File {
     /// entity: the dispatcher's entities only ever hold ready nodes.
     fifo_entities: KVec<Pin<KBox<Entity<NodeJob>>>>,
     graph_entity: Pin<KBox<Entity<NodeJob>>>,
+    /// Serialises the file's submissions (and launches), so that graph ids and syncobj points
+    /// follow submission order. Held while a submission checks its arrays and allocates per
+    /// node, which `graphs` is not: GRAPH_INFO waits for no submission.
+    #[pin]
+    submitting: Mutex<()>,
+    /// The records of the file's graphs, which GRAPH_INFO reads.
     #[pin]
     graphs: Mutex<Graphs>,
     // series: from tas-templates
@@ -735,7 +748,7 @@ impl PinnedDrop for File {
         // series: from tas-templates
         // The templates' work items run driver code.
         for (_, template) in self.templates.lock().list.iter() {
-            template.flush();
+            template.retire();
         }
         // series: end
         // series: from tas-prepare-later
@@ -776,6 +789,7 @@ impl drm::file::DriverFile for File {
                 budget: Budget::new()?,
                 fifo_entities,
                 graph_entity,
+                submitting <- new_mutex!(()),
                 graphs <- new_mutex!(Graphs {
                     next_id: 1,
                     list,
@@ -865,6 +879,7 @@ impl drm::file::DriverFile for File {
                 entities,
                 fifo_entities,
                 graph_entity,
+                submitting <- new_mutex!(()),
                 graphs <- new_mutex!(Graphs {
                     next_id: 1,
                     list,
@@ -1012,9 +1027,7 @@ impl File {
         // submissions may be what frees it. The node count is checked later; a count above the
         // limit fails there.
         let charge = Arc::new(this.budget.charge(args.nodes.count)?, client_gfp())?;
-        // Submissions of one file are serialised, so that graph ids and syncobj points follow
-        // submission order.
-        let mut graphs = this.graphs.lock();
+        let _submitting = this.submitting.lock();
         let entities = Entities {
             fifo: &this.fifo_entities,
             graph: &this.graph_entity,
@@ -1042,9 +1055,7 @@ impl File {
         } else {
             (None, Some(Arc::new(charge, client_gfp())?))
         };
-        // Submissions of one file are serialised, so that graph ids and syncobj points follow
-        // submission order.
-        let mut graphs = this.graphs.lock();
+        let _submitting = this.submitting.lock();
         let entities = Entities {
             nodes: &this.entities,
             fifo: &this.fifo_entities,
@@ -1056,14 +1067,16 @@ impl File {
         if keep && args.flags & !(uapi::DRM_TAS_SUBMIT_FIFO | uapi::DRM_TAS_SUBMIT_KEEP) == 0 {
             // A count above the per-graph limit fails with `E2BIG` in the checks instead.
             let count = Some(args.nodes.count).filter(|&n| u64::from(n) <= MAX_NODES);
-            graphs.check_keep(count.unwrap_or(0))?;
+            // Only submissions, which `submitting` serialises, fill the room it checks.
+            this.graphs.lock().check_keep(count.unwrap_or(0))?;
         }
         // series: end
         let room = Graphs::reserve()?;
         // series: from tas-host
-        // The id `graphs.add()` gives the graph, under the same lock.
+        // The id `graphs.add()` gives the graph: only submissions, which `submitting`
+        // serialises, add.
         if let Some(launch) = &mut launch {
-            launch.set_id(graphs.next_id);
+            launch.set_id(this.graphs.lock().next_id);
         }
         // series: end
         let record = graph::submit(
@@ -1072,10 +1085,10 @@ impl File {
         // series: end
         // Past the point of no return: nothing fails any more.
         // series: until tas-keep
-        args.graph_id = graphs.add(room, record);
+        args.graph_id = this.graphs.lock().add(room, record);
         // series: end
         // series: from tas-keep
-        args.graph_id = graphs.add(room, record, keep);
+        args.graph_id = this.graphs.lock().add(room, record, keep);
         // series: end
         Ok(0)
     }
@@ -1133,7 +1146,7 @@ impl File {
         let mut templates = this.templates.lock();
         if !fits(&templates, nodes) {
             drop(templates);
-            template.flush();
+            template.retire();
             return Err(ENOSPC);
         }
         let handle = templates.next_handle;
@@ -1236,13 +1249,14 @@ impl File {
         // series: end
         // series: until tas-host
         let launch = this.disp.reserve(this.budget.charge(nodes)?)?;
-        let mut graphs = this.graphs.lock();
+        let _submitting = this.submitting.lock();
         // series: end
         // series: from tas-host
         let mut launch = this.disp.reserve(this.budget.charge(nodes)?)?;
-        let mut graphs = this.graphs.lock();
-        // The id `graphs.add()` gives the graph, under the same lock.
-        launch.set_id(graphs.next_id);
+        let _submitting = this.submitting.lock();
+        // The id `graphs.add()` gives the graph: only submissions, which `submitting`
+        // serialises, add.
+        launch.set_id(this.graphs.lock().next_id);
         // series: end
         // Held while an instance is taken, so that a destroyed template's work item is idle
         // once its destroy has flushed it.
@@ -1261,7 +1275,7 @@ impl File {
         // series: end
         // series: from tas-keep
         if keep {
-            graphs.check_keep(nodes)?;
+            this.graphs.lock().check_keep(nodes)?;
         }
         // series: end
         let room = Graphs::reserve()?;
@@ -1278,10 +1292,10 @@ impl File {
         // Point of no return: nothing below fails.
         graph::install_signals(syncs.signals, &node_fences, graph_fence.as_ref());
         // series: until tas-keep
-        args.graph_id = graphs.add(room, record);
+        args.graph_id = this.graphs.lock().add(room, record);
         // series: end
         // series: from tas-keep
-        args.graph_id = graphs.add(room, record, keep);
+        args.graph_id = this.graphs.lock().add(room, record, keep);
         // series: end
         Ok(0)
     }
@@ -1308,7 +1322,7 @@ impl File {
             templates.nodes = templates.nodes.saturating_sub(template.len() as u64);
             template
         };
-        template.flush();
+        template.retire();
         Ok(0)
     }
 

@@ -1190,8 +1190,12 @@ pub(crate) fn instance(
                 // series: end
                 // series: from tas-let-go
                 // A host node runs no operation, and one of a template's would keep the launch's
-                // bound buffers for as long as a record keeps the node.
-                OpRef::Own(Op::Nop),
+                // bound buffers for as long as a record keeps the node. It is asked for all the
+                // same: a caller that stops a build (a retired template) is asked at every node.
+                {
+                    drop(op(v as usize)?);
+                    OpRef::Own(Op::Nop)
+                },
                 // series: end
                 0,
                 class as u8,

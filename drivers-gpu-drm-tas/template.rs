@@ -48,6 +48,10 @@ use kernel::{
     // series: end
     prelude::*,
     sync::{
+        atomic::{
+            Atomic,
+            Relaxed, //
+        },
         Arc,
         Mutex, //
     },
@@ -170,6 +174,9 @@ pub(crate) struct Template {
     /// The memory cgroup of the task that created the template, charged for the instances that
     /// the work item prepares.
     memcg: Option<MemCgroup>,
+    /// Set by [`Template::retire`]: the work item builds nothing more, and stops an instance
+    /// it is building at its next node.
+    retired: Atomic<bool>,
     #[pin]
     // series: until tas-bind
     pool: Mutex<KVec<(Instance, GraphRecord)>>,
@@ -212,7 +219,7 @@ impl WorkItem for Template {
         let stale = this.kept.lock().stale.take();
         drop(stale);
         // series: end
-        while this.pool.lock().len() < POOL {
+        while !this.retired.load(Relaxed) && this.pool.lock().len() < POOL {
             let inst = match &this.memcg {
                 Some(memcg) => memcg.charge(|| this.build()),
                 None => this.build(),
@@ -271,6 +278,7 @@ impl Template {
                 entities: entity_list,
                 disp: disp.clone(),
                 memcg: MemCgroup::current(),
+                retired: Atomic::new(false),
                 pool <- new_mutex!(KVec::with_capacity(POOL, client_gfp())?),
                 // series: from tas-let-go
                 kept <- new_mutex!(KeptOps::default()),
@@ -312,7 +320,12 @@ impl Template {
             &self.disp,
             &self.plan,
             &self.nodes,
-            |v| Ok(OpRef::Shared(self.ops.clone(), v)),
+            |v| {
+                if self.retired.load(Relaxed) {
+                    return Err(ECANCELED);
+                }
+                Ok(OpRef::Shared(self.ops.clone(), v))
+            },
         )
     }
 
@@ -349,7 +362,12 @@ impl Template {
             &self.disp,
             &self.plan,
             &self.nodes,
-            |v| Ok(OpRef::Shared(ops.clone(), v)),
+            |v| {
+                if self.retired.load(Relaxed) {
+                    return Err(ECANCELED);
+                }
+                Ok(OpRef::Shared(ops.clone(), v))
+            },
         )?;
         Ok((inst, record, ops))
     }
@@ -401,14 +419,16 @@ impl Template {
     }
     // series: end
 
-    // series: until tas-prepare-later
-    /// Waits until the work item is idle; it runs driver code.
-    // series: end
+    /// Stops the work item from preparing instances and waits until it is idle (it runs
+    /// driver code), for a template that is destroyed or whose file is closed.
+    ///
+    /// The wait is short: an instance being built stops at its next node, with `ECANCELED`,
+    /// rather than the pool being filled with up to two instances of every node.
     // series: from tas-prepare-later
-    /// Waits until the work item is idle, running it at once if its delay has not passed; it
-    /// runs driver code.
+    /// A pending delay is cut short: the work item runs at once and finds the template retired.
     // series: end
-    pub(crate) fn flush(&self) {
+    pub(crate) fn retire(&self) {
+        self.retired.store(true, Relaxed);
         self.work.flush();
     }
 }

@@ -54,8 +54,14 @@
 //! [`Class::Normal`], then [`Class::Batch`]) with the highest rank, ties broken by readiness
 //! order. Classes do not starve: once a ready class has been passed over
 //! [`STARVATION_LIMIT`] times on a ring by more urgent classes, its best node is released next
-//! (the least urgent such class first). A ready node therefore waits for at most
-//! `STARVATION_LIMIT + 2` releases of more urgent classes on its ring.
+//! (the least urgent such class first). Within a class, nodes do not starve either: after
+//! [`STARVATION_LIMIT`] releases of a ring and class that left other nodes of it waiting, its
+//! oldest ready node goes next, so later nodes of a higher rank (the next links of a long chain,
+//! the nodes of graphs launched again and again) cannot hold an older node out. A ready node
+//! therefore waits for at most `STARVATION_LIMIT + 2` releases of more urgent classes on its ring
+//! per release of its own class, and for at most `(k + 1) * (STARVATION_LIMIT + 1)` releases of
+//! its class on its ring, where `k` is the number of nodes of its class and ring that became
+//! ready before it and are still waiting.
 //!
 //! # Gangs
 //!
@@ -79,7 +85,9 @@
 //! # Cost
 //!
 //! Building a plan is O(E log E + V) (the edges are sorted to reject duplicates), a run is
-//! O(V + E) over its lifetime, and each release or insertion is O(log V). Memory is O(V + E)
+//! O(V + E) over its lifetime, and each insertion is O(log V), each release O(log V) and, once
+//! in `STARVATION_LIMIT + 1` releases of a ring and class, O(n) in the nodes of that ring and
+//! class that are ready (the search for the oldest). Memory is O(V + E)
 //! per plan and O(V) per run; the ready set grows only outside of its user's lock (see
 //! [`ReadySet::shortfall`]), so that releasing and completing nodes never allocates.
 //!
@@ -97,7 +105,7 @@ use crate::{
 
 // series: from graph-ready
 /// Consecutive releases of more urgent classes on a ring after which a ready, less urgent class
-/// is served.
+/// is served; and releases of a ring and class after which its oldest ready node is.
 pub const STARVATION_LIMIT: u32 = 4;
 
 // series: end
@@ -753,29 +761,63 @@ struct Heap<I> {
     v: KVVec<Entry<I>>,
     /// The most entries the users of the set have admitted.
     budget: usize,
+    /// Pops that left other entries waiting since the oldest entry was last taken (see
+    /// [`Heap::pop_aged`]).
+    passed: u32,
 }
 
 impl<I> Heap<I> {
     fn push(&mut self, e: Entry<I>) -> core::result::Result<(), I> {
         self.v.push_within_capacity(e).map_err(|e| e.0.item)?;
-        let mut i = self.v.len() - 1;
-        while i > 0 {
-            let p = (i - 1) / 2;
-            if !self.v[i].before(&self.v[p]) {
-                break;
-            }
-            self.v.swap(i, p);
-            i = p;
-        }
+        let last = self.v.len() - 1;
+        sift_up(&mut self.v, last);
         Ok(())
     }
 
-    fn pop(&mut self) -> Option<Entry<I>> {
+    /// Removes the entry at `i`.
+    fn remove(&mut self, i: usize) -> Option<Entry<I>> {
         let last = self.v.len().checked_sub(1)?;
-        self.v.swap(0, last);
-        let top = self.v.pop();
-        sift_down(&mut self.v, 0);
-        top
+        if i > last {
+            return None;
+        }
+        self.v.swap(i, last);
+        let e = self.v.pop();
+        if i < self.v.len() {
+            sift_down(&mut self.v, i);
+            sift_up(&mut self.v, i);
+        }
+        e
+    }
+
+    /// Pops the first entry by [`Entry::before`], or the oldest one after [`STARVATION_LIMIT`]
+    /// pops in a row that left other entries waiting.
+    ///
+    /// Finding the oldest entry is a scan, O(n) once in `STARVATION_LIMIT + 1` pops while the
+    /// heap holds more than one entry; a second heap by age would make it O(log n) at the price
+    /// of a position index per entry and twice the storage.
+    fn pop_aged(&mut self) -> Option<Entry<I>> {
+        if self.passed >= STARVATION_LIMIT {
+            self.passed = 0;
+            let oldest = (0..self.v.len()).min_by_key(|&i| self.v[i].seq)?;
+            return self.remove(oldest);
+        }
+        let top = self.remove(0)?;
+        if !self.v.is_empty() {
+            self.passed += 1;
+        }
+        Some(top)
+    }
+}
+
+/// Moves the entry at `i` up the heap `v` to its place.
+fn sift_up<I>(v: &mut [Entry<I>], mut i: usize) {
+    while i > 0 {
+        let p = (i - 1) / 2;
+        if !v[i].before(&v[p]) {
+            break;
+        }
+        v.swap(i, p);
+        i = p;
     }
 }
 
@@ -854,6 +896,7 @@ impl<I> ReadySet<I> {
                 Heap {
                     v: KVVec::new(),
                     budget: 0,
+                    passed: 0,
                 },
                 flags,
             )?;
@@ -1049,7 +1092,7 @@ impl<I> ReadySet<I> {
             }
         }
         self.rings[r].passed_over[chosen] = 0;
-        self.heaps[base + chosen].pop().map(|e| e.item)
+        self.heaps[base + chosen].pop_aged().map(|e| e.item)
     }
 
     /// Pops a latency-class node of ring `r` beyond its window, unless a less urgent class is
@@ -1062,7 +1105,7 @@ impl<I> ReadySet<I> {
         if due {
             return None;
         }
-        let item = self.heaps[base + Class::Latency.index()].pop()?.item;
+        let item = self.heaps[base + Class::Latency.index()].pop_aged()?.item;
         for c in 1..Class::COUNT {
             if ready(self, c) {
                 self.rings[r].passed_over[c] += 1;
@@ -1815,6 +1858,40 @@ mod tests {
             }
             // The latency work still comes first.
             assert!(Class::Latency == plan.class(sim.released[0]));
+        }
+        Ok(())
+    }
+
+    #[test]
+    fn no_starvation_within_a_class() -> Result {
+        // Node 0 (rank 1) is ready from the start; a chain of 40 nodes of its class on its ring
+        // has higher ranks, and each link becomes ready as the one before it is released. By
+        // rank alone node 0 would go last; by age it goes once `STARVATION_LIMIT` links passed
+        // it, in every class and with more older nodes waiting before it.
+        for class in [Class::Latency, Class::Normal, Class::Batch] {
+            for older in 0..3usize {
+                let mut nodes = KVec::new();
+                let mut edges = KVec::new();
+                for _ in 0..=older {
+                    nodes.push(node(0, class, 0, 1), GFP_KERNEL)?;
+                }
+                for i in 0..40 {
+                    let v = nodes.len() as u32;
+                    nodes.push(node(0, class, 0, 1), GFP_KERNEL)?;
+                    if i > 0 {
+                        edges.push((v - 1, v), GFP_KERNEL)?;
+                    }
+                }
+                let plan = Plan::new(&nodes, &edges, 1, GFP_KERNEL)?;
+                let cost = KVec::from_elem(1u64, nodes.len(), GFP_KERNEL)?;
+                let sim = simulate(&plan, &cost, 1)?;
+                let last = (0..=older as u32)
+                    .filter_map(|v| sim.released.iter().position(|&w| w == v))
+                    .max()
+                    .ok_or(EINVAL)?;
+                let bound = (older + 1) * (STARVATION_LIMIT as usize + 1);
+                assert!(last < bound);
+            }
         }
         Ok(())
     }

@@ -2911,6 +2911,85 @@ TEST_F(tas, graph_info_other_file)
 	tas_syncobj_destroy(self->fd, syncobj);
 }
 
+/*
+ * GRAPH_INFO does not wait for a submission of the same file: a child
+ * process submits graphs of the most nodes on the file it shares, each of
+ * which copies, checks and allocates per node for tens of milliseconds,
+ * while the parent reads a small graph's results again and again. The
+ * slowest read must take less than a quarter of the quickest submission; a
+ * read that waits for the submission's lock takes as long as the
+ * submission. Three graphs, so that the small graph stays in the history
+ * and nothing is evicted meanwhile.
+ */
+#define TAS_BIG_SUBMITS	3
+
+TEST_F_TIMEOUT(tas, graph_info_does_not_wait_for_submission, 120)
+{
+	__u64 max_nodes, graph_id, start, took, slowest = 0, *quickest;
+	struct drm_tas_node_info info;
+	struct drm_tas_sync signal;
+	struct drm_tas_node node, *nodes;
+	__u32 syncobj, done, i, reads = 0;
+	pid_t pid, waited;
+	int status;
+
+	ASSERT_EQ(0, tas_get_param(self->fd, DRM_TAS_PARAM_MAX_NODES, 0, &max_nodes));
+	quickest = mmap(NULL, sizeof(*quickest), PROT_READ | PROT_WRITE,
+			MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, quickest);
+	*quickest = ~0ull;
+	nodes = calloc(max_nodes, sizeof(*nodes));
+	ASSERT_NE(NULL, nodes);
+	for (i = 0; i < max_nodes; i++)
+		tas_node_init(&nodes[i], i % self->num_rings, DRM_TAS_OP_NOP, 0);
+	ASSERT_EQ(0, tas_syncobj_create(self->fd, 0, &syncobj));
+	tas_node_init(&node, 0, DRM_TAS_OP_NOP, 0);
+	tas_sync_init(&signal, syncobj, DRM_TAS_NODE_GRAPH, 0);
+	ASSERT_EQ(0, tas_submit(self->fd, &node, 1, NULL, 0, NULL, 0, &signal,
+				1, &graph_id));
+	ASSERT_EQ(0, tas_syncobj_wait_graph(self->fd, syncobj));
+
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid) {
+		for (i = 0; i < TAS_BIG_SUBMITS; i++) {
+			start = tas_now_ns();
+			if (tas_submit(self->fd, nodes, max_nodes, NULL, 0, NULL, 0,
+				       NULL, 0, NULL))
+				_exit(1);
+			took = tas_now_ns() - start;
+			if (took < *quickest)
+				*quickest = took;
+		}
+		_exit(0);
+	}
+	while ((waited = waitpid(pid, &status, WNOHANG)) == 0) {
+		int ret;
+
+		start = tas_now_ns();
+		ret = tas_graph_info(self->fd, graph_id, &info, 1, &done);
+		took = tas_now_ns() - start;
+		if (ret) {
+			kill(pid, SIGKILL);
+			waitpid(pid, &status, 0);
+			ASSERT_EQ(0, ret);
+		}
+		if (took > slowest)
+			slowest = took;
+		reads++;
+	}
+	ASSERT_EQ(pid, waited);
+	ASSERT_TRUE(WIFEXITED(status));
+	ASSERT_EQ(0, WEXITSTATUS(status));
+	TH_LOG("%u reads, %u submissions of %llu nodes: slowest read %llu us, quickest %llu us",
+	       reads, TAS_BIG_SUBMITS, (unsigned long long)max_nodes,
+	       (unsigned long long)slowest / 1000, (unsigned long long)*quickest / 1000);
+	EXPECT_LT(slowest, *quickest / 4);
+	tas_syncobj_destroy(self->fd, syncobj);
+	free(nodes);
+	munmap(quickest, sizeof(*quickest));
+}
+
 /* The dispatch modes of SUBMIT_GRAPH: the tests below run under each. */
 static const __u32 tas_dispatch_flags[] = {
 	0,
@@ -4306,6 +4385,78 @@ TEST_F(tas, latency_class_overtakes_batch)
 	free(batch);
 }
 
+/*
+ * A one-node graph submitted behind a chain of 4096 nodes of its class on
+ * its ring. Every link of the chain has a higher rank than the lone node
+ * (the longer path after it), and each becomes ready as the one before it
+ * is released; by rank alone the lone node would start after the whole
+ * chain. The ready set serves the oldest node of a class after
+ * STARVATION_LIMIT (4) releases of it that left others waiting: it starts
+ * after at most 4 more links, plus those already on the ring (2, one more
+ * for a latency-class node, one early node waiting on the ring). In every
+ * class.
+ */
+#define TAS_CHAIN_NODES	4096
+
+TEST_F_TIMEOUT(tas, class_node_not_starved_by_long_chain, 120)
+{
+	static const __u32 classes[] = {
+		DRM_TAS_CLASS_LATENCY, DRM_TAS_CLASS_NORMAL, DRM_TAS_CLASS_BATCH,
+	};
+	struct drm_tas_node_info *chain_info, info;
+	struct drm_tas_node *chain, node;
+	struct drm_tas_edge *edges;
+	struct drm_tas_sync signal, lone_signal;
+	__u32 syncobj, lone, done, i, c, before;
+	__u64 chain_id, id;
+
+	chain = calloc(TAS_CHAIN_NODES, sizeof(*chain));
+	chain_info = calloc(TAS_CHAIN_NODES, sizeof(*chain_info));
+	edges = calloc(TAS_CHAIN_NODES, sizeof(*edges));
+	ASSERT_NE(NULL, chain);
+	ASSERT_NE(NULL, chain_info);
+	ASSERT_NE(NULL, edges);
+	for (c = 0; c < ARRAY_SIZE(classes); c++) {
+		for (i = 0; i < TAS_CHAIN_NODES; i++) {
+			tas_node_init(&chain[i], 0, DRM_TAS_OP_NOP, 20 * 1000);
+			chain[i].class = classes[c];
+			if (i)
+				tas_edge_init(&edges[i - 1], i - 1, i);
+		}
+		tas_node_init(&node, 0, DRM_TAS_OP_NOP, 0);
+		node.class = classes[c];
+		ASSERT_EQ(0, tas_syncobj_create(self->fd, 0, &syncobj));
+		ASSERT_EQ(0, tas_syncobj_create(self->fd, 0, &lone));
+		tas_sync_init(&signal, syncobj, DRM_TAS_NODE_GRAPH, 0);
+		tas_sync_init(&lone_signal, lone, DRM_TAS_NODE_GRAPH, 0);
+		ASSERT_EQ(0, tas_submit(self->fd, chain, TAS_CHAIN_NODES, edges,
+					TAS_CHAIN_NODES - 1, NULL, 0, &signal, 1,
+					&chain_id));
+		ASSERT_EQ(0, tas_submit(self->fd, &node, 1, NULL, 0, NULL, 0,
+					&lone_signal, 1, &id));
+		ASSERT_EQ(0, tas_syncobj_wait_graph(self->fd, syncobj));
+		ASSERT_EQ(0, tas_syncobj_wait_graph(self->fd, lone));
+		ASSERT_EQ(0, tas_graph_info(self->fd, id, &info, 1, &done));
+		EXPECT_EQ(1U, done);
+		EXPECT_EQ(0, info.error);
+		ASSERT_EQ(0, tas_graph_info(self->fd, chain_id, chain_info,
+					    TAS_CHAIN_NODES, &done));
+		EXPECT_EQ(1U, done);
+		before = 0;
+		for (i = 0; i < TAS_CHAIN_NODES; i++)
+			before += chain_info[i].started_ns >= info.ready_ns &&
+				  chain_info[i].started_ns < info.started_ns;
+		TH_LOG("class %u: %u links started between the lone node's readiness and start",
+		       classes[c], before);
+		EXPECT_LE(before, 16U);
+		tas_syncobj_destroy(self->fd, syncobj);
+		tas_syncobj_destroy(self->fd, lone);
+	}
+	free(edges);
+	free(chain_info);
+	free(chain);
+}
+
 /* series: end */
 /* series: end */
 /* series: from tas-templates-tests */
@@ -4435,6 +4586,47 @@ TEST_F(tas, template_destroy_in_flight)
 	EXPECT_GE(info.finished_ns - info.started_ns, 50 * TAS_NSEC_PER_MSEC);
 	EXPECT_EQ(~0ull, info.tag);
 	tas_syncobj_destroy(self->fd, syncobj);
+}
+
+/*
+ * Destroying a template stops the work item that prepares its instances at
+ * its next node rather than waiting for it to build them: right after the
+ * creation of a template of the most nodes, when the work item has just
+ * begun its two instances, destroy takes less than creation did (which
+ * only checks the graph). Then, for the log, the time of a destroy that
+ * frees two prepared instances.
+ */
+TEST_F_TIMEOUT(tas, template_destroy_does_not_wait_for_instances, 120)
+{
+	__u64 max_nodes, created, destroyed, start;
+	struct drm_tas_node *nodes;
+	__u32 handle, i, round;
+
+	ASSERT_EQ(0, tas_get_param(self->fd, DRM_TAS_PARAM_MAX_NODES, 0, &max_nodes));
+	nodes = calloc(max_nodes, sizeof(*nodes));
+	ASSERT_NE(NULL, nodes);
+	for (i = 0; i < max_nodes; i++)
+		tas_node_init(&nodes[i], i % self->num_rings, DRM_TAS_OP_NOP, 0);
+	for (round = 0; round < 3; round++) {
+		start = tas_now_ns();
+		ASSERT_EQ(0, tas_template_create(self->fd, nodes, max_nodes, NULL, 0,
+						 &handle));
+		created = tas_now_ns() - start;
+		start = tas_now_ns();
+		ASSERT_EQ(0, tas_template_destroy(self->fd, handle));
+		destroyed = tas_now_ns() - start;
+		TH_LOG("%llu nodes: create %llu us, destroy %llu us",
+		       (unsigned long long)max_nodes, (unsigned long long)created / 1000,
+		       (unsigned long long)destroyed / 1000);
+		EXPECT_LT(destroyed, created);
+	}
+	ASSERT_EQ(0, tas_template_create(self->fd, nodes, max_nodes, NULL, 0, &handle));
+	sleep(3);
+	start = tas_now_ns();
+	ASSERT_EQ(0, tas_template_destroy(self->fd, handle));
+	TH_LOG("destroy 3 s after create: %llu us",
+	       (unsigned long long)(tas_now_ns() - start) / 1000);
+	free(nodes);
 }
 
 /*
