@@ -2925,7 +2925,7 @@ TEST_F(tas, graph_info_other_file)
 
 TEST_F_TIMEOUT(tas, graph_info_does_not_wait_for_submission, 120)
 {
-	__u64 max_nodes, graph_id, start, took, slowest = 0, *quickest;
+	__u64 max_nodes = 0, graph_id, start, took, slowest = 0, *quickest;
 	struct drm_tas_node_info info;
 	struct drm_tas_sync signal;
 	struct drm_tas_node node, *nodes;
@@ -4598,7 +4598,7 @@ TEST_F(tas, template_destroy_in_flight)
  */
 TEST_F_TIMEOUT(tas, template_destroy_does_not_wait_for_instances, 120)
 {
-	__u64 max_nodes, created, destroyed, start;
+	__u64 max_nodes = 0, created, destroyed, start;
 	struct drm_tas_node *nodes;
 	__u32 handle, i, round;
 
