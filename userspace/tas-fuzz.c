@@ -1628,6 +1628,7 @@ static void load_where(struct fuzz_thread *t, __u64 graph_id, __u32 n)
 		"tas-fuzz: load:   graph %llu: %u finished, %u started, ready and not started per ring (then host):%s, %u not ready\n",
 		(unsigned long long)graph_id, finished, started, line, waiting);
 }
+
 static __u64 load_node_cost = 100000;
 
 static __u64 load_ahead(void)
@@ -1638,6 +1639,15 @@ static __u64 load_ahead(void)
 	for (i = 0; i < FUZZ_MAX_PROCS; i++)
 		sum += atomic_load(&sh->load_cost[i]);
 	return sum;
+}
+
+/* Raises *@v to @x unless it is larger already (waiters of all processes race). */
+static void atomic_max(_Atomic __u64 *v, __u64 x)
+{
+	__u64 cur = atomic_load(v);
+
+	while (cur < x && !atomic_compare_exchange_weak(v, &cur, x))
+		;
 }
 
 /* Follows the thread's tracking timeline and measures each completion. */
@@ -1674,10 +1684,8 @@ static void *load_waiter(void *arg)
 		bound = load_bound * (lg->own[i] + lg->ahead[i]) + LOAD_SLACK_NS;
 		ratio = lat * 1000 / (lg->own[i] + lg->ahead[i] + 1);
 		atomic_fetch_add(&sh->load_done, 1);
-		if (lat > atomic_load(&sh->load_worst_ns))
-			atomic_store(&sh->load_worst_ns, lat);
-		if (ratio > atomic_load(&sh->load_worst_ratio))
-			atomic_store(&sh->load_worst_ratio, ratio);
+		atomic_max(&sh->load_worst_ns, lat);
+		atomic_max(&sh->load_worst_ratio, ratio);
 		if (lat > bound) {
 			atomic_fetch_add(&sh->load_over, 1);
 			fprintf(stderr,
@@ -1744,6 +1752,27 @@ static void load_rejected(struct fuzz_thread *t, const char *kind, int ret)
 		t->slot, t->index, kind, strerror(-ret));
 }
 
+/*
+ * Submits or launches (@id, @arg) of @own work: counts it as work ahead of
+ * later graphs from before the call, and sets @ahead to the work ahead of
+ * it and @at to the time of the call. A refusal is reported as @kind.
+ */
+static int load_submit(struct fuzz_thread *t, int id, void *arg, const char *kind, __u64 own,
+		       __u64 *ahead, __u64 *at)
+{
+	int ret;
+
+	*ahead = load_ahead();
+	atomic_fetch_add(&sh->load_cost[t->slot], own);
+	*at = now_ns();
+	ret = xioctl(t, id, arg);
+	if (ret) {
+		atomic_fetch_sub(&sh->load_cost[t->slot], own);
+		load_rejected(t, kind, ret);
+	}
+	return ret;
+}
+
 /* A NOP node on @ring of a random class. */
 static void load_node(struct fuzz_thread *t, struct drm_tas_node *n, __u32 ring, __u64 dur)
 {
@@ -1764,7 +1793,6 @@ static void load_flood(struct fuzz_thread *t)
 	struct drm_tas_sync waits[1], sigs[2];
 	__u32 n, e = 0, i, gangs = 0, members, o;
 	__u64 own, ahead, at, p;
-	int ret;
 
 	n = one_in(t, 50) ? 512 + rnd_below(t, 256) : 8 + rnd_below(t, 56);
 	for (i = 0; i < n; i++)
@@ -1821,15 +1849,8 @@ static void load_flood(struct fuzz_thread *t)
 	s.signals = tas_array(sigs, t->index ? 1 : 2, sizeof(sigs[0]));
 	s.flags = !gangs && one_in(t, 8) ? DRM_TAS_SUBMIT_FIFO : 0;
 	own = load_cost(t, n);
-	ahead = load_ahead();
-	atomic_fetch_add(&sh->load_cost[t->slot], own);
-	at = now_ns();
-	ret = xioctl(t, IOC_SUBMIT_GRAPH, &s);
-	if (ret) {
-		atomic_fetch_sub(&sh->load_cost[t->slot], own);
-		load_rejected(t, "graph", ret);
+	if (load_submit(t, IOC_SUBMIT_GRAPH, &s, "graph", own, &ahead, &at))
 		return;
-	}
 	if (!t->index)
 		atomic_store(&sh->pub_point[t->slot], sigs[1].point);
 	load_accepted(t, gangs ? "gang" : s.flags ? "fifo" : "flood", s.graph_id, n, gangs, own,
@@ -1882,16 +1903,9 @@ static void load_template(struct fuzz_thread *t, __u32 *tpl, __u32 *tpl_n, __u64
 	sig.point = t->point + 1;
 	l.handle = *tpl;
 	l.signals = tas_array(&sig, 1, sizeof(sig));
-	ahead = load_ahead();
-	atomic_fetch_add(&sh->load_cost[t->slot], *tpl_cost);
-	at = now_ns();
 	t->what = "load: launch";
-	ret = xioctl(t, IOC_TEMPLATE_LAUNCH, &l);
-	if (ret) {
-		atomic_fetch_sub(&sh->load_cost[t->slot], *tpl_cost);
-		load_rejected(t, "launch", ret);
+	if (load_submit(t, IOC_TEMPLATE_LAUNCH, &l, "launch", *tpl_cost, &ahead, &at))
 		return;
-	}
 	load_accepted(t, "launch", l.graph_id, *tpl_n, 0, *tpl_cost, ahead, at);
 	load_pace(t);
 }
@@ -1922,16 +1936,9 @@ static void load_host(struct fuzz_thread *t, __u32 host_sync, __u64 *host_point)
 	s.edges = tas_array(edges, 2, sizeof(edges[0]));
 	s.signals = tas_array(sigs, 2, sizeof(sigs[0]));
 	own = load_cost(t, 3);
-	ahead = load_ahead();
-	atomic_fetch_add(&sh->load_cost[t->slot], own);
-	at = now_ns();
 	t->what = "load: host";
-	ret = xioctl(t, IOC_SUBMIT_GRAPH, &s);
-	if (ret) {
-		atomic_fetch_sub(&sh->load_cost[t->slot], own);
-		load_rejected(t, "host graph", ret);
+	if (load_submit(t, IOC_SUBMIT_GRAPH, &s, "host graph", own, &ahead, &at))
 		return;
-	}
 	(*host_point)++;
 	load_accepted(t, "host", s.graph_id, 3, 0, own, ahead, at);
 	/* Also once the run stops: an unreported node would wait for its timeout. */
