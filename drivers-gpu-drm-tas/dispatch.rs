@@ -156,6 +156,7 @@ use kernel::{
 
 // series: from tas-host
 use kernel::{
+    drm::sched::graph::Class,
     impl_has_hr_timer,
     sync::ArcBorrow,
     time::{
@@ -186,7 +187,8 @@ use crate::{
     file::Charge,
 };
 
-/// Nodes the dispatcher gives a ring of one client at a time: one running, one queued behind it.
+/// Nodes of a class and the more urgent classes that the dispatcher gives a ring of one client at
+/// a time: one running, one queued behind it.
 pub(crate) const WINDOW: u32 = 2;
 
 /// Graphs a client can have in flight in the dispatcher.
@@ -194,6 +196,21 @@ pub(crate) const MAX_LAUNCHES: usize = 1024;
 
 /// Bits of a word of [`Dispatcher::fired`].
 const FIRED_BITS: usize = u64::BITS as usize;
+// series: from tas-early
+
+/// The classes whose nodes go to their rings early, each through an entity of its own per ring
+/// and file (drm_sched chooses an entity's run queue once, by the priority it was created with).
+/// Not the batch class: an early node holds its ring's wait slot, for every client, until it
+/// starts, and a batch node may wait in its entity for as long as other clients keep normal work
+/// queued on the ring.
+pub(crate) const EARLY_CLASSES: [Class; 2] = [Class::Latency, Class::Normal];
+
+/// The index of the early entity of `ring` and `class` among a file's, if the class goes early.
+fn early_index(ring: u32, class: Class) -> Option<usize> {
+    let i = EARLY_CLASSES.iter().position(|&c| c == class)?;
+    Some(ring as usize * EARLY_CLASSES.len() + i)
+}
+// series: end
 // series: from tas-host
 
 /// The key of a host node's start fence (`DRM_TAS_SYNC_ON_START`) among the node fences of a
@@ -207,9 +224,9 @@ pub(crate) fn is_host(plan: &Plan, v: u32) -> bool {
     plan.ring(v) + 1 == plan.num_rings()
 }
 
-/// The most host nodes of a client released at once: the ready set gives their ring
-/// [`WINDOW`] nodes, and one more of the latency class.
-const MAX_HOSTS: usize = WINDOW as usize + 1;
+/// The most host nodes of a client released at once: the ready set gives their ring at most
+/// [`WINDOW`] nodes of each class.
+const MAX_HOSTS: usize = WINDOW as usize * Class::COUNT;
 
 /// Where a host node is.
 #[derive(Clone, Copy, PartialEq)]
@@ -315,7 +332,7 @@ enum LaunchSlot {
 /// # Invariants
 ///
 /// At most [`MAX_HOSTS`] host nodes are released and not completed at once: the ready set
-/// hands their ring at most [`WINDOW`] nodes, and one more of the latency class, and host nodes
+/// hands their ring at most [`WINDOW`] nodes of each class, and host nodes
 /// are never in gangs, whose releases the window does not bound. So each released host node has
 /// an entry in `hosts`.
 // series: end
@@ -326,8 +343,9 @@ struct State {
     /// Launches in [`LaunchSlot::Done`].
     done: usize,
     // series: from tas-early
-    /// Per device ring, the entity of the nodes released early onto it; empty until the file
-    /// has set them, and again once it is closed.
+    /// Per device ring and class of [`EARLY_CLASSES`], at [`early_index`], of the class's
+    /// priority: the entity of the nodes released early onto the ring; empty until the file has
+    /// set them, and again once it is closed.
     early: KVec<Arc<Entity<NodeJob>>>,
     // series: end
     // series: from tas-early-retry
@@ -718,13 +736,13 @@ impl State {
             return;
         };
         // series: until tas-early
-        set.finished(plan.ring(v));
+        set.finished(plan, v);
         // series: end
         // series: from tas-early
         if slots[v as usize].exec.is_early() {
             set.finished_outside(plan.ring(v));
         } else {
-            set.finished(plan.ring(v));
+            set.finished(plan, v);
         }
         // series: from tas-early-retry
         let freed = slots[v as usize].exec.is_early().then(|| plan.ring(v));
@@ -982,7 +1000,10 @@ impl State {
             // series: end
             // Only where the ring would otherwise run out of ready work: an early node must not
             // take the place of a ready node that the ready set would release before it.
-            if is_host(plan, w) || !run.on_rings(plan, w) || !set.has_room(plan.ring(w)) {
+            if is_host(plan, w)
+                || !run.on_rings(plan, w)
+                || !set.has_room(plan.ring(w), plan.class(w))
+            {
                 continue;
             }
             let slot = &mut slots[w as usize];
@@ -996,7 +1017,8 @@ impl State {
                 continue;
             };
             let ring = ring.clone();
-            let Some(entity) = early.get(ring.index as usize) else {
+            let Some(entity) = early_index(ring.index, plan.class(w)).and_then(|i| early.get(i))
+            else {
                 continue;
             };
             // series: until tas-early-retry
@@ -1016,15 +1038,6 @@ impl State {
                 continue;
             }
             // series: end
-            // series: until tas-early-slot
-            // The entity is empty: its last node has left it for the ring, whose wait slot it
-            // gave back only once it had signalled.
-            // series: end
-            // series: from tas-early-slot
-            // The entity is empty: its last node has left it for the ring, whose wait slot it
-            // gave back only once it had started there.
-            // series: end
-            entity.set_priority(plan.class(w).priority());
             // Cannot fail: the entity is on the ring's scheduler, as the job's own.
             if job.set_entity(entity.clone()).is_err() {
                 slot.exec.cancel_ring_wait();

@@ -1593,7 +1593,8 @@ impl NodeExec {
         let slot = WaitSlot(ring.clone());
         // series: from tas-early-slot
         // Nor while a less urgent early node runs, which this one would preempt: the early
-        // nodes' fences share one context (and a file's, one entity), so they must end in order.
+        // nodes' fences share one context (and a file's of a class, one entity), so they must end
+        // in order.
         // Dropping the slot gives it back.
         let running = ring.early_running.load(Acquire);
         if running != NOT_RUNNING && u32::from(self.urgency) < running {

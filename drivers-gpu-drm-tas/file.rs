@@ -813,7 +813,10 @@ impl drm::file::DriverFile for File {
         // series: end
         let mut fifo_entities = KVec::with_capacity(dev.rings.len(), flags)?;
         // series: from tas-early
-        let mut early = KVec::with_capacity(dev.rings.len(), flags)?;
+        let mut early = KVec::with_capacity(
+            dev.rings.len() * crate::dispatch::EARLY_CLASSES.len(),
+            flags,
+        )?;
         // series: end
         for ring in dev.rings.iter() {
             fifo_entities.push(
@@ -821,10 +824,14 @@ impl drm::file::DriverFile for File {
                 flags,
             )?;
             // series: from tas-early
-            early.push(
-                Arc::pin_init(Entity::new(&ring.sched, Priority::Normal, flags), flags)?,
-                flags,
-            )?;
+            // At `dispatch::early_index()`: drm_sched chooses an entity's run queue once, by
+            // its priority, so each class has its own.
+            for class in crate::dispatch::EARLY_CLASSES {
+                early.push(
+                    Arc::pin_init(Entity::new(&ring.sched, class.priority(), flags), flags)?,
+                    flags,
+                )?;
+            }
             // series: end
             // series: until tas-classes
             entities.push(

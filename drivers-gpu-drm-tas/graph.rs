@@ -1253,7 +1253,17 @@ pub(crate) fn instance(
         let entity = entities[node.ring as usize].clone();
         // series: end
         // series: from tas-classes
+        // series: until tas-gangs
         let entity = entities[entity_index(node.ring, class)].clone();
+        // series: end
+        // series: end
+        // series: from tas-gangs
+        let entity = match plan.gang_of(v) {
+            // With the gang's class, so that no less urgent work of other clients holds it up
+            // while it holds its rings (see `Plan::gang_class()`).
+            Some(g) => entities[entity_index(node.ring, plan.gang_class(g))].clone(),
+            None => entities[entity_index(node.ring, class)].clone(),
+        };
         // series: end
         record
             .nodes

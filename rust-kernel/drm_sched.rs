@@ -797,12 +797,6 @@ impl<T: JobImpl> Entity<T> {
         &self.core.sched
     }
 
-    /// Changes the priority of the entity, for the jobs it has not started yet.
-    pub fn set_priority(&self, priority: Priority) {
-        // SAFETY: The entity is initialised.
-        unsafe { bindings::drm_sched_entity_set_priority(self.as_raw(), priority.as_raw()) };
-    }
-
     /// Waits up to `timeout` until the jobs queued in the entity have been started.
     ///
     /// Returns whether the queue is empty. Must be called from a context that may sleep. In one

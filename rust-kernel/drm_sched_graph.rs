@@ -21,11 +21,10 @@
 //! - A [`Run`] is one launch of a plan: the count of unfinished dependencies of each node and
 //!   of unready members of each gang. It reports nodes and gangs as they become ready.
 //! - A [`ReadySet`] holds the ready nodes of any number of runs, one heap per ring and class,
-//!   and decides what each ring gets next. A ring is given at most `window` nodes at a time
-//!   (just in time), so a node that becomes ready later but is more urgent never waits behind
-//!   queued, less urgent work, and a node that is not ready never holds up a ready one. A ring
-//!   with a full window still takes one [`Class::Latency`] node more, which a ring that can
-//!   preempt may start between the chunks of the node it is running.
+//!   and decides what each ring gets next. A ring is given at most `window` nodes of a class
+//!   and the classes more urgent than it at a time (just in time), so a node that becomes ready
+//!   later but is more urgent never waits behind queued, less urgent work, not even for a place
+//!   in the window, and a node that is not ready never holds up a ready one.
 //!
 //! The driver moves a node's job into its entity only when the ready set releases it, and
 //! reports the job's completion back; see the drm/tas driver for a user.
@@ -59,17 +58,19 @@
 //! oldest ready node goes next, so later nodes of a higher rank (the next links of a long chain,
 //! the nodes of graphs launched again and again) cannot hold an older node out. A ready node
 //! therefore waits for at most `STARVATION_LIMIT + 2` releases of more urgent classes on its ring
-//! per release of its own class, and for at most `(k + 1) * (STARVATION_LIMIT + 1)` releases of
-//! its class on its ring, where `k` is the number of nodes of its class and ring that became
-//! ready before it and are still waiting.
+//! per release of its own class, counted while its class has room in the ring's window (while
+//! the nodes of its class in flight fill it, the more urgent classes go on), and for at most
+//! `(k + 1) * (STARVATION_LIMIT + 1)` releases of its class on its ring, where `k` is the number
+//! of nodes of its class and ring that became ready before it and are still waiting.
 //!
 //! # Gangs
 //!
 //! The members of a gang are on different rings and start together or not at all. A gang is
 //! ready when every member's dependencies are done (the union of them), and ready gangs are
 //! admitted strictly in the order they became ready, one at a time: the oldest ready gang
-//! reserves its rings (nothing else is released to them) until all of them are idle, and then
-//! all of its members are released at once. As only the gang at the head holds reservations,
+//! reserves its rings (nothing else is released to them) until none of them runs a node of at
+//! least the gang's class ([`Plan::gang_class`], which its members pass the others with), and
+//! then all of its members are released at once. As only the gang at the head holds reservations,
 //! two gangs can never each hold part of what the other needs, and a gang waits for at most the
 //! gangs ahead of it and the work already on its rings. A gang whose members depend on each
 //! other, or gangs that depend on each other in a cycle, can never start and are rejected when
@@ -533,6 +534,21 @@ impl Plan {
     pub fn gang_rings(&self, g: u32) -> u64 {
         self.gangs[g as usize].rings
     }
+    // series: from graph-ready
+
+    /// The class whose priority the members of gang `g` (below [`Plan::num_gangs`]) are to be
+    /// pushed with: the most urgent class of its members, and at least [`Class::Normal`].
+    ///
+    /// An admitted gang holds its rings for every client of a [`GangOrder`] until all of its
+    /// members have started, and a member that reaches the head of its ring waits there for the
+    /// others. The priorities between clients are strict: with the batch class, a member would
+    /// wait for as long as other clients kept normal work coming, and every ring of the gang,
+    /// and every gang after it, with it. At the normal priority, which every client may use, it
+    /// waits for the work queued before it at that priority and for latency work only.
+    pub fn gang_class(&self, g: u32) -> Class {
+        self.gangs[g as usize].class.min(Class::Normal)
+    }
+    // series: end
 
     /// Whether the edge from `u` to `w` is pipelined: both nodes are on one ring, of one class
     /// and outside of gangs, so that their jobs go to one entity, which runs them in order.
@@ -746,6 +762,8 @@ pub struct Entry<I> {
     rank: u64,
     seq: u64,
     rings: u64,
+    /// For a gang, [`Plan::gang_class`]; for a node, its class.
+    class: Class,
     item: I,
 }
 
@@ -843,12 +861,28 @@ fn sift_down<I>(v: &mut [Entry<I>], mut i: usize) {
 /// Per-ring state of a [`ReadySet`].
 #[derive(Clone, Copy, Default)]
 struct RingState {
-    in_flight: u32,
+    /// Nodes released to the ring and not finished, per class, gang members not included.
+    in_flight: [u32; Class::COUNT],
+    /// Gang members released to the ring and not finished.
+    gang: u32,
     passed_over: [u32; Class::COUNT],
     // series: from graph-on-rings
     /// Nodes handed to the ring outside of the set (see [`ReadySet::released_outside`]).
     outside: u32,
     // series: end
+}
+
+impl RingState {
+    /// The nodes released to the ring and not finished.
+    fn total(&self) -> u32 {
+        self.in_flight.iter().sum::<u32>() + self.gang
+    }
+
+    /// The nodes released to the ring and not finished that a node of class `c` waits for in
+    /// the window: gang members and the nodes of class `c` and the more urgent classes.
+    fn ahead_of(&self, c: usize) -> u32 {
+        self.in_flight[..=c].iter().sum::<u32>() + self.gang
+    }
 }
 
 /// What [`ReadySet::next_release`] releases.
@@ -884,7 +918,8 @@ pub struct ReadySet<I> {
 
 impl<I> ReadySet<I> {
     /// Creates a ready set for `num_rings` rings (at most [`MAX_RINGS`]), each of which is
-    /// given at most `window` (at least 1) nodes at a time. Allocates with `flags`.
+    /// given at most `window` (at least 1) nodes of a class and the more urgent classes at a
+    /// time. Allocates with `flags`.
     pub fn new(num_rings: u32, window: u32, flags: Flags) -> Result<Self> {
         if num_rings == 0 || num_rings > MAX_RINGS || window == 0 {
             return Err(EINVAL);
@@ -986,21 +1021,22 @@ impl<I> ReadySet<I> {
     /// Fails, returning `item`, only if the launch was not admitted.
     pub fn insert(&mut self, plan: &Plan, ready: Ready, item: I) -> core::result::Result<(), I> {
         self.seq += 1;
-        let (idx, rank, rings) = match ready {
+        let (idx, rank, rings, class) = match ready {
             Ready::Node(v) => {
                 let node = &plan.nodes[v as usize];
                 let idx = node.ring as usize * Class::COUNT + node.class.index();
-                (idx, node.rank, 1u64 << node.ring)
+                (idx, node.rank, 1u64 << node.ring, node.class)
             }
             Ready::Gang(g) => {
-                let g = &plan.gangs[g as usize];
-                (self.gang_queue(), g.rank, g.rings)
+                let gang = &plan.gangs[g as usize];
+                (self.gang_queue(), gang.rank, gang.rings, plan.gang_class(g))
             }
         };
         let entry = Entry {
             rank,
             seq: self.seq,
             rings,
+            class,
             item,
         };
         if idx == self.gang_queue() {
@@ -1024,29 +1060,34 @@ impl<I> ReadySet<I> {
     }
 
     /// Releases the next node or gang that a ring can take now, if any, asking `admit` whether
-    /// the gang at the head of the gang queue, whose rings (a bit mask) are idle, may go now.
+    /// the gang at the head of the gang queue, whose rings (a bit mask) run no node of the set
+    /// that its members would not pass, may go now.
     ///
     /// If `admit` says no, the gang keeps its place and its reservation, and is asked for again
     /// by the next call; see [`GangOrder`].
     pub fn next_release_gated(&mut self, mut admit: impl FnMut(u64) -> bool) -> Option<Release<I>> {
         let gq = self.gang_queue();
-        let reserved = self.heaps[gq].v.first().map_or(0, |e| e.rings);
+        let (reserved, class) = self.heaps[gq]
+            .v
+            .first()
+            .map_or((0, 0), |e| (e.rings, e.class.index()));
         if reserved != 0 {
+            // Its members pass the less urgent nodes in flight (see `Plan::gang_class()`).
             // series: until graph-on-rings
             let idle = (0..self.rings.len())
                 .filter(|r| reserved & (1u64 << r) != 0)
-                .all(|r| self.rings[r].in_flight == 0);
+                .all(|r| self.rings[r].ahead_of(class) == 0);
             // series: end
             // series: from graph-on-rings
             let idle = (0..self.rings.len())
                 .filter(|r| reserved & (1u64 << r) != 0)
-                .all(|r| self.rings[r].in_flight == 0 && self.rings[r].outside == 0);
+                .all(|r| self.rings[r].ahead_of(class) == 0 && self.rings[r].outside == 0);
             // series: end
             if idle && admit(reserved) {
                 let e = self.heaps[gq].v.remove(0).ok()?;
                 for r in 0..self.rings.len() {
                     if reserved & (1u64 << r) != 0 {
-                        self.rings[r].in_flight += 1;
+                        self.rings[r].gang += 1;
                     }
                 }
                 return Some(Release::Gang {
@@ -1056,17 +1097,11 @@ impl<I> ReadySet<I> {
             }
         }
         for r in 0..self.rings.len() {
-            let in_flight = self.rings[r].in_flight;
-            if reserved & (1u64 << r) != 0 || in_flight > self.window {
+            if reserved & (1u64 << r) != 0 {
                 continue;
             }
-            let item = if in_flight < self.window {
-                self.pop_ring(r)
-            } else {
-                self.pop_extra(r)
-            };
-            if let Some(item) = item {
-                self.rings[r].in_flight += 1;
+            if let Some((c, item)) = self.pop_ring(r) {
+                self.rings[r].in_flight[c] += 1;
                 return Some(Release::Node {
                     ring: r as u32,
                     item,
@@ -1076,65 +1111,76 @@ impl<I> ReadySet<I> {
         None
     }
 
-    /// Pops the next node of ring `r` by class, rank and the starvation limit.
-    fn pop_ring(&mut self, r: usize) -> Option<I> {
+    /// Pops the next node of ring `r` that its window has room for, by class, rank and the
+    /// starvation limit, with its class.
+    ///
+    /// A class has room while fewer than `window` nodes of it and of the more urgent classes are
+    /// in flight: a released node that waits (e.g. a batch node in its entity, behind other
+    /// clients' work of a higher priority) holds up the less urgent classes of its client on
+    /// the ring, never the more urgent ones. A ready class that only the more urgent classes'
+    /// nodes in flight keep out counts as passed over, and once it is due, nothing more urgent
+    /// is released to the ring until it has room.
+    fn pop_ring(&mut self, r: usize) -> Option<(usize, I)> {
         let base = r * Class::COUNT;
+        let state = self.rings[r];
         let ready = |set: &Self, c: usize| !set.heaps[base + c].v.is_empty();
+        let can = |set: &Self, c: usize| ready(set, c) && state.ahead_of(c) < set.window;
+        // Kept out only by more urgent nodes in flight, not by its own.
+        let waits =
+            |set: &Self, c: usize| ready(set, c) && state.in_flight[c] + state.gang < set.window;
         let first = (0..Class::COUNT).find(|&c| ready(self, c))?;
-        let state = &self.rings[r];
         let starved = (first + 1..Class::COUNT)
             .rev()
-            .find(|&c| ready(self, c) && state.passed_over[c] >= STARVATION_LIMIT);
-        let chosen = starved.unwrap_or(first);
+            .find(|&c| waits(self, c) && state.passed_over[c] >= STARVATION_LIMIT);
+        let chosen = match starved {
+            Some(c) if can(self, c) => c,
+            // Due but without room: what is in flight of the more urgent classes makes room.
+            Some(_) => return None,
+            None => (0..Class::COUNT).find(|&c| can(self, c))?,
+        };
         for c in chosen + 1..Class::COUNT {
-            if ready(self, c) {
+            if waits(self, c) {
                 self.rings[r].passed_over[c] += 1;
             }
         }
         self.rings[r].passed_over[chosen] = 0;
-        self.heaps[base + chosen].pop_aged().map(|e| e.item)
+        self.heaps[base + chosen]
+            .pop_aged()
+            .map(|e| (chosen, e.item))
     }
 
-    /// Pops a latency-class node of ring `r` beyond its window, unless a less urgent class is
-    /// due (see [`STARVATION_LIMIT`]).
-    fn pop_extra(&mut self, r: usize) -> Option<I> {
-        let base = r * Class::COUNT;
-        let ready = |set: &Self, c: usize| !set.heaps[base + c].v.is_empty();
-        let due = (1..Class::COUNT)
-            .any(|c| ready(self, c) && self.rings[r].passed_over[c] >= STARVATION_LIMIT);
-        if due {
-            return None;
-        }
-        let item = self.heaps[base + Class::Latency.index()].pop_aged()?.item;
-        for c in 1..Class::COUNT {
-            if ready(self, c) {
-                self.rings[r].passed_over[c] += 1;
-            }
-        }
-        Some(item)
-    }
-
-    /// Reports that a node released to `ring` finished (or will never run).
-    pub fn finished(&mut self, ring: u32) {
-        if let Some(state) = self.rings.get_mut(ring as usize) {
-            state.in_flight = state.in_flight.saturating_sub(1);
-        }
+    /// Reports that node `v` of a launch of `plan`, released alone or with its gang, finished
+    /// (or will never run).
+    pub fn finished(&mut self, plan: &Plan, v: u32) {
+        let Some(node) = plan.nodes.get(v as usize) else {
+            return;
+        };
+        let Some(state) = self.rings.get_mut(node.ring as usize) else {
+            return;
+        };
+        let count = if node.gang == NO_GANG {
+            &mut state.in_flight[node.class.index()]
+        } else {
+            &mut state.gang
+        };
+        *count = count.saturating_sub(1);
     }
 
     /// The number of nodes released to `ring` and not finished.
     pub fn in_flight(&self, ring: u32) -> u32 {
-        self.rings.get(ring as usize).map_or(0, |s| s.in_flight)
+        self.rings.get(ring as usize).map_or(0, RingState::total)
     }
     // series: from graph-on-rings
 
-    /// Whether a node handed to `ring` now, outside of the set, would pass no ready node: the
-    /// ring has room in its window and no ready node of any class waits for it. A driver that
-    /// hands nodes to their rings before they are ready ([`Run::on_rings`]) asks first, so that
-    /// they only fill what would otherwise be an idle ring.
+    /// Whether a node of `class` handed to `ring` now, outside of the set, would pass no ready
+    /// node: the ring's window has room for the class and no ready node of any class waits for
+    /// the ring. A driver that hands nodes to their rings before they are ready
+    /// ([`Run::on_rings`]) asks first, so that they only fill what would otherwise be an idle
+    /// ring.
     ///
     /// Never while the gang at the head of the gang queue waits for the ring: a gang starts on
     /// idle rings, which a node handed over outside of the set keeps busy until it finished.
-    pub fn has_room(&self, ring: u32) -> bool {
+    pub fn has_room(&self, ring: u32, class: Class) -> bool {
         let r = ring as usize;
         let Some(state) = self.rings.get(r) else {
             return false;
@@ -1143,7 +1189,7 @@ impl<I> ReadySet<I> {
             .v
             .first()
             .is_some_and(|e| e.rings & (1u64 << r) != 0);
-        state.in_flight < self.window
+        state.ahead_of(class.index()) < self.window
             && !gang_waits
             && (0..Class::COUNT).all(|c| self.heaps[r * Class::COUNT + c].v.is_empty())
     }
@@ -1202,7 +1248,9 @@ pub struct Waiter<K> {
 /// - An admitted gang *holds* its rings until all of its members have started or it has been
 ///   cancelled ([`GangOrder::started`]). Gangs that hold rings at the same time share none, so
 ///   each of them reaches the head of each of its rings after a finite amount of work that does
-///   not wait for a gang, and starts.
+///   not wait for a gang, and starts. For that amount to be finite, the driver pushes the
+///   members with the priority of [`Plan::gang_class`], which no work of a less urgent class
+///   passes.
 /// - A gang that cannot be admitted when its client asks ([`GangOrder::admit`]) waits, and
 ///   waiting gangs are admitted strictly in the order they asked, each as soon as its rings
 ///   are no longer held; the client is then told to ask again, and its gang holds the rings
@@ -1459,13 +1507,32 @@ mod tests {
                     _ => return Err(EINVAL),
                 }
             }
+            // Idle rings start their heads; a gang starts once all its members are heads, as
+            // the driver's start barrier has them.
             for r in 0..rings {
-                let (queue, head) = &mut queues[r];
-                if running[r].is_none() && *head < queue.len() {
-                    let v = queue[*head];
-                    *head += 1;
-                    sim.start[v as usize] = t;
-                    running[r] = Some((v, t + cost[v as usize]));
+                let (queue, head) = &queues[r];
+                let Some(&v) = queue.get(*head) else {
+                    continue;
+                };
+                if running[r].is_some() {
+                    continue;
+                }
+                let members: &[u32] = match plan.gang_of(v) {
+                    Some(g) => plan.gang_members(g),
+                    None => core::slice::from_ref(&v),
+                };
+                let all_there = members.iter().all(|&m| {
+                    let mr = plan.ring(m) as usize;
+                    running[mr].is_none() && queues[mr].0.get(queues[mr].1) == Some(&m)
+                });
+                if !all_there {
+                    continue;
+                }
+                for &m in members {
+                    let mr = plan.ring(m) as usize;
+                    queues[mr].1 += 1;
+                    sim.start[m as usize] = t;
+                    running[mr] = Some((m, t + cost[m as usize]));
                 }
             }
             let Some(next) = running.iter().flatten().map(|&(_, end)| end).min() else {
@@ -1477,7 +1544,7 @@ mod tests {
                     if end == t {
                         running[r] = None;
                         sim.finish[v as usize] = t;
-                        set.finished(r as u32);
+                        set.finished(plan, v);
                         run.complete(plan, v, |r| {
                             let _ = pending.push_within_capacity(r);
                         });
@@ -1744,25 +1811,25 @@ mod tests {
         let nodes = [normal(0, 5), normal(0, 5), normal(0, 5), normal(1, 5)];
         let plan = Plan::new(&nodes, &[], 2, GFP_KERNEL)?;
         let mut set = ready_set(&plan, 2)?;
-        assert!(set.has_room(0) && set.has_room(1));
-        assert!(!set.has_room(2));
+        assert!(set.has_room(0, Class::Normal) && set.has_room(1, Class::Normal));
+        assert!(!set.has_room(2, Class::Normal));
         for v in 0..3 {
             set.insert(&plan, Ready::Node(v), Ready::Node(v))
                 .map_err(|_| EINVAL)?;
         }
         // Ready nodes wait for ring 0.
-        assert!(!set.has_room(0));
+        assert!(!set.has_room(0, Class::Normal));
         assert!(set.next_release().is_some());
         assert!(set.next_release().is_some());
         // The window is full, and one node still waits.
-        assert!(!set.has_room(0));
-        set.finished(0);
+        assert!(!set.has_room(0, Class::Normal));
+        set.finished(&plan, 0);
         assert!(set.next_release().is_some());
         // Nothing waits, but the window is full again.
-        assert!(!set.has_room(0));
-        set.finished(0);
-        assert!(set.has_room(0));
-        assert!(set.has_room(1));
+        assert!(!set.has_room(0, Class::Normal));
+        set.finished(&plan, 1);
+        assert!(set.has_room(0, Class::Normal));
+        assert!(set.has_room(1, Class::Normal));
         Ok(())
     }
 
@@ -1778,8 +1845,8 @@ mod tests {
         // The gang waits for ring 1 to be idle, and no node goes outside onto its rings
         // meanwhile; ring 2 is not the gang's.
         assert!(set.next_release().is_none());
-        assert!(!set.has_room(0) && !set.has_room(1));
-        assert!(set.has_room(2));
+        assert!(!set.has_room(0, Class::Normal) && !set.has_room(1, Class::Normal));
+        assert!(set.has_room(2, Class::Normal));
         set.finished_outside(1);
         assert_eq!(
             set.next_release(),
@@ -1832,7 +1899,9 @@ mod tests {
     #[test]
     fn no_starvation() -> Result {
         // A steady supply of latency work (and normal work) on one ring: each batch node is
-        // still released within `STARVATION_LIMIT + 2` releases of becoming ready.
+        // still released within `STARVATION_LIMIT + 2` releases of becoming ready, counted
+        // while its class has room in the window; while a batch node is in flight, the more
+        // urgent classes fill theirs.
         for with_normal in [false, true] {
             let mut nodes = KVec::new();
             nodes.push(node(0, Class::Batch, 0, 1), GFP_KERNEL)?;
@@ -1852,7 +1921,9 @@ mod tests {
             let second = sim.released.iter().rposition(|&v| v < 2).ok_or(EINVAL)?;
             let bound = (STARVATION_LIMIT + 2) as usize;
             assert!(first <= bound);
-            assert!(second - first <= bound);
+            // At most one release of each more urgent class while the first is in flight.
+            let in_flight = Class::COUNT - 1;
+            assert!(second - first <= bound + in_flight);
             if !with_normal {
                 assert_eq!(first, STARVATION_LIMIT as usize);
             }
@@ -1893,6 +1964,128 @@ mod tests {
                 assert!(last < bound);
             }
         }
+        Ok(())
+    }
+
+    #[test]
+    fn waiting_nodes_hold_up_no_more_urgent_class() -> Result {
+        // Two batch nodes fill ring 0's window and stay in flight: their jobs wait, e.g. in a
+        // low-priority entity behind other clients' work.
+        let nodes = [
+            node(0, Class::Batch, 0, 5),
+            node(0, Class::Batch, 0, 5),
+            node(0, Class::Normal, 0, 5),
+            node(0, Class::Latency, 0, 5),
+            node(0, Class::Batch, 0, 5),
+        ];
+        let plan = Plan::new(&nodes, &[], 1, GFP_KERNEL)?;
+        let mut set = ready_set(&plan, 2)?;
+        let release = |v| {
+            Some(Release::Node {
+                ring: 0,
+                item: Ready::Node(v),
+            })
+        };
+        for v in 0..2 {
+            set.insert(&plan, Ready::Node(v), Ready::Node(v))
+                .map_err(|_| EINVAL)?;
+        }
+        assert_eq!(set.next_release(), release(0));
+        assert_eq!(set.next_release(), release(1));
+        assert_eq!(set.next_release(), None);
+        for v in 2..5 {
+            set.insert(&plan, Ready::Node(v), Ready::Node(v))
+                .map_err(|_| EINVAL)?;
+        }
+        // The more urgent classes still have room; the third batch node waits for its own.
+        assert_eq!(set.next_release(), release(3));
+        assert_eq!(set.next_release(), release(2));
+        assert_eq!(set.next_release(), None);
+        assert_eq!(set.in_flight(0), 4);
+        // Batch nodes wait for the more urgent nodes in flight too.
+        set.finished(&plan, 0);
+        set.finished(&plan, 1);
+        assert_eq!(set.next_release(), None);
+        set.finished(&plan, 3);
+        assert_eq!(set.next_release(), release(4));
+        Ok(())
+    }
+
+    #[test]
+    fn gang_passes_less_urgent_nodes_in_flight() -> Result {
+        // A batch node in flight on ring 0 (waiting, e.g., in its entity behind other clients'
+        // work), then a gang of batch members on rings 0 and 1, whose members are pushed with
+        // the normal class and pass it; a normal node in flight holds the gang back.
+        let nodes = [
+            node(0, Class::Batch, 0, 5),
+            node(0, Class::Batch, 1, 5),
+            node(1, Class::Batch, 1, 5),
+            node(1, Class::Normal, 0, 5),
+        ];
+        let plan = Plan::new(&nodes, &[], 2, GFP_KERNEL)?;
+        assert_eq!(plan.gang_class(0), Class::Normal);
+        let mut set = ready_set(&plan, 2)?;
+        for r in [Ready::Node(0), Ready::Node(3)] {
+            set.insert(&plan, r, r).map_err(|_| EINVAL)?;
+        }
+        assert!(set.next_release().is_some());
+        assert!(set.next_release().is_some());
+        set.insert(&plan, Ready::Gang(0), Ready::Gang(0))
+            .map_err(|_| EINVAL)?;
+        assert_eq!(set.next_release(), None);
+        set.finished(&plan, 3);
+        assert_eq!(
+            set.next_release(),
+            Some(Release::Gang {
+                rings: 0b11,
+                item: Ready::Gang(0)
+            })
+        );
+        assert_eq!(set.in_flight(0), 2);
+        Ok(())
+    }
+
+    #[test]
+    fn due_class_waits_for_room_not_for_ever() -> Result {
+        // A normal node in flight and a stream of latency nodes, one always in flight, fill
+        // ring 0's window of two for the batch node; once it is due, the latency nodes wait
+        // until it has room.
+        let mut nodes = KVec::with_capacity(2 + 16, GFP_KERNEL)?;
+        nodes.push(node(0, Class::Normal, 0, 5), GFP_KERNEL)?;
+        nodes.push(node(0, Class::Batch, 0, 5), GFP_KERNEL)?;
+        for _ in 0..16 {
+            nodes.push(node(0, Class::Latency, 0, 5), GFP_KERNEL)?;
+        }
+        let plan = Plan::new(&nodes, &[], 1, GFP_KERNEL)?;
+        let mut set = ready_set(&plan, 2)?;
+        let release = |v| {
+            Some(Release::Node {
+                ring: 0,
+                item: Ready::Node(v),
+            })
+        };
+        for v in [0, 1, 2] {
+            set.insert(&plan, Ready::Node(v), Ready::Node(v))
+                .map_err(|_| EINVAL)?;
+        }
+        // Both pass the batch node.
+        assert_eq!(set.next_release(), release(2));
+        assert_eq!(set.next_release(), release(0));
+        let (mut passed, mut last) = (2, 2);
+        for v in 3..18 {
+            set.insert(&plan, Ready::Node(v), Ready::Node(v))
+                .map_err(|_| EINVAL)?;
+            match set.next_release() {
+                None => break,
+                r => assert_eq!(r, release(v)),
+            }
+            set.finished(&plan, last);
+            (passed, last) = (passed + 1, v);
+        }
+        assert_eq!(passed, STARVATION_LIMIT);
+        // The latency node in flight finishes: the batch node goes, before the waiting one.
+        set.finished(&plan, last);
+        assert_eq!(set.next_release(), release(1));
         Ok(())
     }
 
@@ -2139,7 +2332,7 @@ mod tests {
                         running[r] = None;
                         let c = &mut clients[ci];
                         c.finish[v as usize] = t;
-                        c.set.finished(r as u32);
+                        c.set.finished(&c.plan, v);
                         c.run.complete(&c.plan, v, |r| {
                             let _ = c.pending.push_within_capacity(r);
                         });
@@ -2274,7 +2467,7 @@ mod tests {
         assert_eq!(set.next_release(), Some(Release::Node { ring: 1, item: 2 }));
         assert_eq!(set.next_release(), None);
         assert_eq!(set.in_flight(0), 1);
-        set.finished(0);
+        set.finished(&plan, 0);
         assert_eq!(set.next_release(), None);
         set.retire(&plan);
         assert!(set.shortfall(&plan).is_none());

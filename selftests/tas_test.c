@@ -4013,6 +4013,87 @@ TEST_F(tas, dispatch_no_head_of_line_blocking)
 	tas_syncobj_destroy(self->fd, syncobj);
 }
 
+/* series: from tas-classes-tests */
+#define TAS_FLOOD_NODES		2048
+#define TAS_STREAM_DEPTH	8
+#define TAS_STREAM_NODES	8
+
+/*
+ * Starts a child that keeps normal-class work queued on @ring from a file of
+ * its own (graphs of 8 nodes of 1 ms of the stock dispatch, which pushes each
+ * at once, 8 graphs in flight) until *@stop is set: drm_sched's priorities are
+ * strict between clients, so while it runs, no batch-class job of another
+ * client starts on the ring, and no job queued at the normal priority after
+ * the stream's starts before the stream's older ones.
+ */
+static pid_t tas_stream_start(__u32 ring, int *stop)
+{
+	struct drm_tas_node stream[TAS_STREAM_NODES];
+	__u32 sync[TAS_STREAM_DEPTH], i;
+	struct drm_tas_sync sig;
+	__u64 k;
+	pid_t pid;
+	int fd;
+
+	__atomic_store_n(stop, 0, __ATOMIC_RELAXED);
+	pid = fork();
+	if (pid)
+		return pid;
+	fd = tas_open_render_node();
+	if (fd < 0)
+		_exit(1);
+	for (i = 0; i < TAS_STREAM_NODES; i++)
+		tas_node_init(&stream[i], ring, DRM_TAS_OP_NOP, TAS_NSEC_PER_MSEC);
+	for (i = 0; i < TAS_STREAM_DEPTH; i++)
+		if (tas_syncobj_create(fd, 0, &sync[i]))
+			_exit(1);
+	for (k = 0; !__atomic_load_n(stop, __ATOMIC_RELAXED); k++) {
+		__u32 s = sync[k % TAS_STREAM_DEPTH];
+
+		if (k >= TAS_STREAM_DEPTH && tas_syncobj_wait_graph(fd, s))
+			_exit(1);
+		tas_sync_init(&sig, s, DRM_TAS_NODE_GRAPH, 0);
+		if (tas_submit_flags(fd, DRM_TAS_SUBMIT_FIFO, stream,
+				     TAS_STREAM_NODES, NULL, 0, NULL, 0, &sig, 1,
+				     NULL))
+			_exit(1);
+	}
+	for (i = 0; i < TAS_STREAM_DEPTH; i++)
+		if (tas_syncobj_wait_graph(fd, sync[i]))
+			_exit(1);
+	_exit(0);
+}
+
+/* Stops the stream of tas_stream_start(); returns whether it ran without a fault. */
+static bool tas_stream_stop(pid_t pid, int *stop)
+{
+	int status;
+
+	__atomic_store_n(stop, 1, __ATOMIC_RELAXED);
+	return waitpid(pid, &status, 0) == pid && WIFEXITED(status) &&
+	       WEXITSTATUS(status) == 0;
+}
+
+/*
+ * Polls graph @graph_id of @n nodes until node @v started or @timeout_ns
+ * passed; the last read is in @info. Returns the last GRAPH_INFO result.
+ */
+static int tas_wait_started(int fd, __u64 graph_id,
+			    struct drm_tas_node_info *info, __u32 n, __u32 v,
+			    __u64 timeout_ns)
+{
+	__u64 deadline = tas_now_ns() + timeout_ns;
+	__u32 done;
+	int ret;
+
+	do {
+		usleep(10 * 1000);
+		ret = tas_graph_info(fd, graph_id, info, n, &done);
+	} while (!ret && !info[v].started_ns && tas_now_ns() < deadline);
+	return ret;
+}
+
+/* series: end */
 /* series: from tas-gangs-tests */
 /*
  * How far apart the members of a gang may start: their rings' workers wake
@@ -4329,6 +4410,66 @@ TEST_F(tas, gangs_of_two_clients_start_together)
 	close(fd[1]);
 }
 
+/*
+ * A gang of two batch-class members on rings 0 and 1, while another client
+ * keeps normal work queued on ring 1. Once admitted, the gang holds both rings
+ * for the whole device until its members start, and its member on ring 0
+ * holds that ring at the start barrier: the members enter their rings at
+ * least at the normal priority, so the gang starts after the normal work
+ * queued before it, while the stream goes on, not once it ends.
+ */
+TEST_F_TIMEOUT(tas, gang_not_held_by_other_clients_work, 300)
+{
+	struct drm_tas_node_info info[2];
+	struct drm_tas_node gang[2];
+	struct drm_tas_sync signal;
+	__u32 syncobj, done, m;
+	int *stop;
+	__u64 graph_id;
+	int ret = 0;
+	pid_t pid;
+
+	if (self->num_rings < 2)
+		SKIP(return, "one ring");
+	stop = mmap(NULL, sizeof(*stop), PROT_READ | PROT_WRITE,
+		    MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, stop);
+	for (m = 0; m < 2; m++) {
+		tas_node_init(&gang[m], m, DRM_TAS_OP_NOP, TAS_NSEC_PER_MSEC);
+		gang[m].gang = 1;
+		gang[m].class = DRM_TAS_CLASS_BATCH;
+	}
+	memset(info, 0, sizeof(info));
+	pid = tas_stream_start(1, stop);
+	ASSERT_LE(0, pid);
+	/* The stream has filled its entity. */
+	usleep(200 * 1000);
+	ret = tas_syncobj_create(self->fd, 0, &syncobj);
+	if (!ret) {
+		tas_sync_init(&signal, syncobj, DRM_TAS_NODE_GRAPH, 0);
+		ret = tas_submit(self->fd, gang, 2, NULL, 0, NULL, 0, &signal,
+				 1, &graph_id);
+	}
+	if (!ret)
+		ret = tas_wait_started(self->fd, graph_id, info, 2, 1,
+				       10 * TAS_NSEC_PER_SEC);
+	/* Asserted only once the stream is told to stop. */
+	ASSERT_TRUE(tas_stream_stop(pid, stop));
+	ASSERT_EQ(0, ret);
+	TH_LOG("member on the streamed ring started %lld ms after readiness",
+	       info[1].started_ns ? ((long long)info[1].started_ns -
+				     (long long)info[1].ready_ns) /
+					    (long long)TAS_NSEC_PER_MSEC : -1LL);
+	EXPECT_NE(0ULL, info[1].started_ns);
+	ASSERT_EQ(0, tas_syncobj_wait_graph(self->fd, syncobj));
+	ASSERT_EQ(0, tas_graph_info(self->fd, graph_id, info, 2, &done));
+	EXPECT_EQ(1U, done);
+	EXPECT_EQ(0, info[0].error);
+	EXPECT_EQ(0, info[1].error);
+	tas_syncobj_destroy(self->fd, syncobj);
+	munmap(stop, sizeof(*stop));
+}
+
 /* series: end */
 /* series: from tas-classes-tests */
 #define TAS_BATCH_PER_RING	8
@@ -4455,6 +4596,64 @@ TEST_F_TIMEOUT(tas, class_node_not_starved_by_long_chain, 120)
 	free(edges);
 	free(chain_info);
 	free(chain);
+}
+
+/*
+ * A client keeps normal-class work queued on ring 0 (tas_stream_start()).
+ * Another client has two batch nodes on ring 0, which fill its window of the
+ * ring and wait in their entity, and then a normal node on ring 0 that
+ * becomes ready 20 ms later: the batch nodes hold up no more urgent class, so
+ * the normal node starts while the stream goes on, not once it ends.
+ */
+TEST_F_TIMEOUT(tas, normal_not_held_by_waiting_batch, 300)
+{
+	struct drm_tas_node_info info[4];
+	struct drm_tas_node nodes[4];
+	struct drm_tas_sync signal;
+	struct drm_tas_edge edge;
+	__u32 syncobj, done, i;
+	int *stop;
+	__u64 graph_id;
+	int ret = 0;
+	pid_t pid;
+
+	if (self->num_rings < 2)
+		SKIP(return, "one ring");
+	stop = mmap(NULL, sizeof(*stop), PROT_READ | PROT_WRITE,
+		    MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, stop);
+	for (i = 0; i < 4; i++)
+		tas_node_init(&nodes[i], i == 2, DRM_TAS_OP_NOP,
+			      (i == 2 ? 20 : 1) * TAS_NSEC_PER_MSEC);
+	nodes[0].class = DRM_TAS_CLASS_BATCH;
+	nodes[1].class = DRM_TAS_CLASS_BATCH;
+	tas_edge_init(&edge, 2, 3);
+	memset(info, 0, sizeof(info));
+	pid = tas_stream_start(0, stop);
+	ASSERT_LE(0, pid);
+	usleep(200 * 1000);
+	ret = tas_syncobj_create(self->fd, 0, &syncobj);
+	if (!ret) {
+		tas_sync_init(&signal, syncobj, DRM_TAS_NODE_GRAPH, 0);
+		ret = tas_submit(self->fd, nodes, 4, &edge, 1, NULL, 0, &signal,
+				 1, &graph_id);
+	}
+	if (!ret)
+		ret = tas_wait_started(self->fd, graph_id, info, 4, 3,
+				       10 * TAS_NSEC_PER_SEC);
+	ASSERT_TRUE(tas_stream_stop(pid, stop));
+	ASSERT_EQ(0, ret);
+	TH_LOG("normal node started %lld ms after readiness; batch started: %d",
+	       info[3].started_ns ? ((long long)info[3].started_ns -
+				     (long long)info[3].ready_ns) /
+					    (long long)TAS_NSEC_PER_MSEC : -1LL,
+	       info[0].started_ns || info[1].started_ns);
+	EXPECT_NE(0ULL, info[3].started_ns);
+	ASSERT_EQ(0, tas_syncobj_wait_graph(self->fd, syncobj));
+	ASSERT_EQ(0, tas_graph_info(self->fd, graph_id, info, 4, &done));
+	EXPECT_EQ(1U, done);
+	tas_syncobj_destroy(self->fd, syncobj);
+	munmap(stop, sizeof(*stop));
 }
 
 /* series: end */
@@ -6804,10 +7003,9 @@ TEST_F(tas, host_nodes_released_two_at_a_time)
 }
 
 /*
- * A latency-class host node is released beyond the window: with two normal
- * host nodes waiting for their threads, one latency-class node of a later
- * graph still starts, and a second one only once a released node is
- * reported. All complete without an error.
+ * Latency-class host nodes have a window of their own: with two normal host
+ * nodes waiting for their threads, both latency-class nodes of a later graph
+ * start at once. All complete without an error.
  */
 TEST_F(tas, host_node_latency_class)
 {
@@ -6830,14 +7028,11 @@ TEST_F(tas, host_node_latency_class)
 	tas_sync_init(&signal, sig[1], DRM_TAS_NODE_GRAPH, 0);
 	ASSERT_EQ(0, tas_submit(self->fd, urgent, 2, NULL, 0, NULL, 0, &signal,
 				1, &urgent_id));
-	ASSERT_EQ(1, tas_count_started(self->fd, urgent_id, 2));
-
-	/* The released normal node's slot goes to the other urgent one. */
-	ASSERT_EQ(0, tas_host_done(self->fd, normal_id, 0, 0));
-	EXPECT_EQ(2, tas_count_started(self->fd, urgent_id, 2));
+	ASSERT_EQ(2, tas_count_started(self->fd, urgent_id, 2));
 	for (i = 0; i < 2; i++)
 		ASSERT_EQ(0, tas_host_done(self->fd, urgent_id, i, 0));
-	ASSERT_EQ(0, tas_host_done(self->fd, normal_id, 1, 0));
+	for (i = 0; i < 2; i++)
+		ASSERT_EQ(0, tas_host_done(self->fd, normal_id, i, 0));
 
 	for (i = 0; i < 2; i++) {
 		__u64 id = i ? urgent_id : normal_id;
@@ -7527,6 +7722,71 @@ TEST_F(tas, early_release_on_ring)
 	tas_syncobj_destroy(self->fd, syncobj);
 }
 
+/*
+ * Another client keeps normal work queued on ring 0 (the stock dispatch
+ * pushes all of it at once). A latency-class node on ring 0 that waits for
+ * a 20 ms node on ring 1 goes to ring 0 early, through the early entity of
+ * its class: the scheduler takes it there before the other client's normal
+ * work, as it would take it from the latency class's own entity, and it
+ * starts right after its predecessor.
+ */
+TEST_F_TIMEOUT(tas, early_node_keeps_its_class, 300)
+{
+	struct drm_tas_node_info *flood_info, info[2];
+	struct drm_tas_sync signal, flood_signal;
+	struct drm_tas_node *flood, nodes[2];
+	__u32 syncobj, flood_sync, done, m, before = 0;
+	__u64 graph_id, flood_id, depth = 0;
+	struct drm_tas_edge edge;
+	int fd2;
+
+	if (self->num_rings < 2)
+		SKIP(return, "one ring");
+	ASSERT_EQ(0, tas_get_param(self->fd, DRM_TAS_PARAM_RING_DEPTH, 0,
+				   &depth));
+	flood = calloc(TAS_FLOOD_NODES, sizeof(*flood));
+	flood_info = calloc(TAS_FLOOD_NODES, sizeof(*flood_info));
+	ASSERT_NE(NULL, flood);
+	ASSERT_NE(NULL, flood_info);
+	fd2 = tas_open_render_node();
+	ASSERT_LE(0, fd2);
+	for (m = 0; m < TAS_FLOOD_NODES; m++)
+		tas_node_init(&flood[m], 0, DRM_TAS_OP_NOP, TAS_NSEC_PER_MSEC);
+	ASSERT_EQ(0, tas_syncobj_create(fd2, 0, &flood_sync));
+	tas_sync_init(&flood_signal, flood_sync, DRM_TAS_NODE_GRAPH, 0);
+	ASSERT_EQ(0, tas_submit_flags(fd2, DRM_TAS_SUBMIT_FIFO, flood,
+				      TAS_FLOOD_NODES, NULL, 0, NULL, 0,
+				      &flood_signal, 1, &flood_id));
+	tas_node_init(&nodes[0], 1, DRM_TAS_OP_NOP, 20 * TAS_NSEC_PER_MSEC);
+	tas_node_init(&nodes[1], 0, DRM_TAS_OP_NOP, TAS_NSEC_PER_MSEC);
+	nodes[0].class = DRM_TAS_CLASS_LATENCY;
+	nodes[1].class = DRM_TAS_CLASS_LATENCY;
+	tas_edge_init(&edge, 0, 1);
+	ASSERT_EQ(0, tas_syncobj_create(self->fd, 0, &syncobj));
+	tas_sync_init(&signal, syncobj, DRM_TAS_NODE_GRAPH, 0);
+	ASSERT_EQ(0, tas_submit(self->fd, nodes, 2, &edge, 1, NULL, 0, &signal,
+				1, &graph_id));
+	ASSERT_EQ(0, tas_syncobj_wait_graph(self->fd, syncobj));
+	ASSERT_EQ(0, tas_syncobj_wait_graph(fd2, flood_sync));
+	ASSERT_EQ(0, tas_graph_info(self->fd, graph_id, info, 2, &done));
+	EXPECT_EQ(1U, done);
+	EXPECT_EQ(0, info[1].error);
+	ASSERT_EQ(0, tas_graph_info(fd2, flood_id, flood_info,
+				    TAS_FLOOD_NODES, &done));
+	EXPECT_EQ(1U, done);
+	for (m = 0; m < TAS_FLOOD_NODES; m++)
+		before += flood_info[m].started_ns >= info[0].finished_ns &&
+			  flood_info[m].started_ns < info[1].started_ns;
+	TH_LOG("%u of %u queued nodes started before it (ring depth %llu)",
+	       before, TAS_FLOOD_NODES, (unsigned long long)depth);
+	EXPECT_LE(before, 2 * depth + 8);
+	tas_syncobj_destroy(fd2, flood_sync);
+	tas_syncobj_destroy(self->fd, syncobj);
+	close(fd2);
+	free(flood_info);
+	free(flood);
+}
+
 /* series: from tas-early-retry-tests */
 /*
  * Node 1 on ring 1 waits for node 0 (30 ms on ring 0), node 3 on ring 1 for
@@ -7803,8 +8063,8 @@ TEST_F(tas, early_node_timeout)
  *   waits only for node 1, which runs on its own ring, and goes there
  *   early, to start at node 1's fence timestamp. With the slot held by node
  *   1 until it completed, node 3 was released by the dispatcher afterwards.
- * - In the second graph node 1 is of the batch class, and node 4 (ring 0,
- *   of the latency class) waits for node 2 and node 3 (50 ms on ring 2).
+ * - In the second graph node 1 runs for 60 ms, and node 4 (ring 0, of the
+ *   latency class) waits for node 2 and node 3 (50 ms on ring 2).
  *   Once node 2 has completed it could go early, but it would preempt node
  *   1, whose fence context it would share: it must not, and must still
  *   preempt node 1 once released by the dispatcher.
@@ -7852,7 +8112,6 @@ TEST_F(tas, wait_slot_free_once_early_node_starts)
 	EXPECT_EQ(info[1].finished_ns, info[3].ready_ns);
 	EXPECT_EQ(info[1].finished_ns, info[3].started_ns);
 
-	nodes[1].class = DRM_TAS_CLASS_BATCH;
 	nodes[1].duration_ns = 60 * TAS_NSEC_PER_MSEC;
 	tas_node_init(&nodes[3], 2, DRM_TAS_OP_NOP, 50 * TAS_NSEC_PER_MSEC);
 	tas_node_init(&nodes[4], 0, DRM_TAS_OP_NOP, 5 * TAS_NSEC_PER_MSEC);

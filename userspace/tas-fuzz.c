@@ -127,6 +127,8 @@ struct fuzz_shared {
 	_Atomic __u64 last_point[FUZZ_MAX_PROCS][FUZZ_MAX_THREADS];
 	/* Load mode: work accepted and not seen complete, per slot (ns). */
 	_Atomic __u64 load_cost[FUZZ_MAX_PROCS];
+	/* Work each process has accepted since the start, by urgency (LOAD_URGENCY). */
+	_Atomic __u64 load_accepted_cost[FUZZ_MAX_PROCS][3];
 	atomic_ulong load_done, load_over;
 	_Atomic __u64 load_worst_ns, load_worst_ratio;	/* ratio in 1/1000 */
 };
@@ -1573,17 +1575,31 @@ static int soak_template(struct fuzz_thread *t, __u32 *handle, __u32 *n)
  * follows: each completion's latency (accepted to signalled) is compared
  * with the graph's own work plus the work that all processes had accepted
  * and not yet seen complete when it was accepted (each node costing its
- * duration plus the per-node cost measured at start), and the worst ratio
- * is the run's figure; one above -B (default 4) fails the run, as does any
- * lost completion, rejected valid graph or host node never released.
+ * duration plus the per-node cost measured at start), plus the work of a
+ * class at least as urgent as the graph's least urgent one that other
+ * processes accepted while it waited (drm_sched's priorities between clients
+ * are strict, and within one it serves jobs by the time they were pushed,
+ * which for the dispatcher is when a node is released: such work can pass
+ * it), and the worst ratio is the run's figure;
+ * one above -B (default 4) fails the run, as does any lost completion,
+ * rejected valid graph or host node never released. A third of the flood's
+ * graphs and half of the templates have one class for all of their nodes,
+ * so that the bound is tested without the classes' leeway too.
  */
 #define LOAD_LOG		256	/* per thread: > LOAD_IN_FLIGHT */
 #define LOAD_IN_FLIGHT		16
 #define LOAD_SLACK_NS		(2000ULL * 1000000ULL)
 
+/* Urgency of a class: 0 for the latency class, 1 normal, 2 batch. */
+#define LOAD_URGENCY(class)	((class) == DRM_TAS_CLASS_LATENCY ? 0 : \
+				 (class) == DRM_TAS_CLASS_BATCH ? 2 : 1)
+
 struct load_log {
 	_Atomic __u64 accept_ns[LOAD_LOG];
 	__u64 own[LOAD_LOG], ahead[LOAD_LOG];
+	/* The least urgent class of the graph, and the more urgent work of other processes then. */
+	__u32 urgency[LOAD_LOG];
+	__u64 passing_base[LOAD_LOG];
 	__u64 graph_id[LOAD_LOG];
 	__u32 nodes[LOAD_LOG], gangs[LOAD_LOG];
 	const char *kind[LOAD_LOG];
@@ -1641,6 +1657,24 @@ static __u64 load_ahead(void)
 	return sum;
 }
 
+/*
+ * The work of a class at least as urgent as @urgency that the processes
+ * other than @slot have accepted since the start: drm_sched serves a
+ * priority by the age of each entity's first job, and the dispatcher pushes
+ * a node's job when it releases it, so such work, accepted while a graph
+ * waits, can start before the graph's later nodes.
+ */
+static __u64 load_passing(unsigned int slot, __u32 urgency)
+{
+	__u64 sum = 0;
+	unsigned int i, u;
+
+	for (i = 0; i < FUZZ_MAX_PROCS; i++)
+		for (u = 0; u <= urgency && i != slot; u++)
+			sum += atomic_load(&sh->load_accepted_cost[i][u]);
+	return sum;
+}
+
 /* Raises *@v to @x unless it is larger already (waiters of all processes race). */
 static void atomic_max(_Atomic __u64 *v, __u64 x)
 {
@@ -1658,7 +1692,7 @@ static void *load_waiter(void *arg)
 	__u64 k = 1;
 
 	while (!atomic_load(&sh->stop) || k <= atomic_load(&lg->accepted)) {
-		__u64 lat, i = k % LOAD_LOG, bound, ratio;
+		__u64 lat, i = k % LOAD_LOG, bound, ratio, passing;
 		bool slow_said = false;
 
 		if (k > atomic_load(&lg->accepted)) {
@@ -1673,26 +1707,30 @@ static void *load_waiter(void *arg)
 			if (lat > 60000000000ULL && !slow_said) {
 				slow_said = true;
 				fprintf(stderr,
-					"tas-fuzz: load: slot %u thread %u: %s graph of %u nodes, %u gangs, not complete after %.0f s (own work %.3f s, ahead %.3f s)\n",
+					"tas-fuzz: load: slot %u thread %u: %s graph of %u nodes, %u gangs, least urgent class %u, not complete after %.0f s (own work %.3f s, ahead %.3f s, passing it since %.3f s)\n",
 					t->slot, t->index, lg->kind[i], lg->nodes[i], lg->gangs[i],
-					lat / 1e9, lg->own[i] / 1e9, lg->ahead[i] / 1e9);
+					lg->urgency[i], lat / 1e9, lg->own[i] / 1e9,
+					lg->ahead[i] / 1e9,
+					(load_passing(t->slot, lg->urgency[i]) -
+					 lg->passing_base[i]) / 1e9);
 				load_where(t, lg->graph_id[i], lg->nodes[i]);
 			}
 		}
 		lat = now_ns() - atomic_load(&lg->accept_ns[i]);
 		atomic_fetch_sub(&sh->load_cost[t->slot], lg->own[i]);
-		bound = load_bound * (lg->own[i] + lg->ahead[i]) + LOAD_SLACK_NS;
-		ratio = lat * 1000 / (lg->own[i] + lg->ahead[i] + 1);
+		passing = load_passing(t->slot, lg->urgency[i]) - lg->passing_base[i];
+		bound = load_bound * (lg->own[i] + lg->ahead[i] + passing) + LOAD_SLACK_NS;
+		ratio = lat * 1000 / (lg->own[i] + lg->ahead[i] + passing + 1);
 		atomic_fetch_add(&sh->load_done, 1);
 		atomic_max(&sh->load_worst_ns, lat);
 		atomic_max(&sh->load_worst_ratio, ratio);
 		if (lat > bound) {
 			atomic_fetch_add(&sh->load_over, 1);
 			fprintf(stderr,
-				"tas-fuzz: VIOLATION: load: slot %u thread %u: %s graph of %u nodes, %u gangs took %.3f s, over %u x (own work %.3f s + ahead %.3f s) + %.0f s\n",
-				t->slot, t->index, lg->kind[i], lg->nodes[i], lg->gangs[i], lat / 1e9,
-				load_bound, lg->own[i] / 1e9, lg->ahead[i] / 1e9,
-				LOAD_SLACK_NS / 1e9);
+				"tas-fuzz: VIOLATION: load: slot %u thread %u: %s graph of %u nodes, %u gangs, least urgent class %u took %.3f s, over %u x (own work %.3f s + ahead %.3f s + passing %.3f s) + %.0f s\n",
+				t->slot, t->index, lg->kind[i], lg->nodes[i], lg->gangs[i],
+				lg->urgency[i], lat / 1e9, load_bound, lg->own[i] / 1e9,
+				lg->ahead[i] / 1e9, passing / 1e9, LOAD_SLACK_NS / 1e9);
 		}
 		atomic_store(&lg->seen, k);
 		k++;
@@ -1700,27 +1738,47 @@ static void *load_waiter(void *arg)
 	return NULL;
 }
 
-/* Cost of the nodes in t->nodes[0..n): their durations plus the per-node cost. */
-static __u64 load_cost(struct fuzz_thread *t, __u32 n)
-{
-	__u64 c = 0;
-	__u32 i;
+/*
+ * Cost of the nodes in t->nodes[0..n): their durations plus the per-node
+ * cost, in all and by urgency (host nodes in neither: they take no ring).
+ */
+struct load_work {
+	__u64 own, cost[3];
+	__u32 urgency;		/* of the least urgent class */
+};
 
-	for (i = 0; i < n; i++)
-		c += t->nodes[i].duration_ns + load_node_cost;
-	return c;
+static void load_cost(struct fuzz_thread *t, __u32 n, struct load_work *w)
+{
+	__u32 i, u;
+
+	memset(w, 0, sizeof(*w));
+	for (i = 0; i < n; i++) {
+		w->own += t->nodes[i].duration_ns + load_node_cost;
+		if (t->nodes[i].op == DRM_TAS_OP_HOST)
+			continue;
+		u = LOAD_URGENCY(t->nodes[i].class);
+		/* Gang members run at least at the normal priority. */
+		if (t->nodes[i].gang && u > 1)
+			u = 1;
+		w->cost[u] += t->nodes[i].duration_ns + load_node_cost;
+		if (u > w->urgency)
+			w->urgency = u;
+	}
 }
 
 /* Records an accepted graph of the thread. */
 static void load_accepted(struct fuzz_thread *t, const char *kind, __u64 graph_id, __u32 n,
-			  __u32 gangs, __u64 own, __u64 ahead, __u64 at)
+			  __u32 gangs, const struct load_work *w, __u64 ahead, __u64 passing_base,
+			  __u64 at)
 {
 	struct load_log *lg = t->load;
 	__u64 i = (t->point + 1) % LOAD_LOG;
 
 	lg->graph_id[i] = graph_id;
-	lg->own[i] = own;
+	lg->own[i] = w->own;
 	lg->ahead[i] = ahead;
+	lg->urgency[i] = w->urgency;
+	lg->passing_base[i] = passing_base;
 	lg->nodes[i] = n;
 	lg->gangs[i] = gangs;
 	lg->kind[i] = kind;
@@ -1753,24 +1811,30 @@ static void load_rejected(struct fuzz_thread *t, const char *kind, int ret)
 }
 
 /*
- * Submits or launches (@id, @arg) of @own work: counts it as work ahead of
+ * Submits or launches (@id, @arg) of work @w: counts it as work ahead of
  * later graphs from before the call, and sets @ahead to the work ahead of
- * it and @at to the time of the call. A refusal is reported as @kind.
+ * it, @passing_base to the more urgent work of other processes so far and
+ * @at to the time of the call. A refusal is reported as @kind.
  */
-static int load_submit(struct fuzz_thread *t, int id, void *arg, const char *kind, __u64 own,
-		       __u64 *ahead, __u64 *at)
+static int load_submit(struct fuzz_thread *t, int id, void *arg, const char *kind,
+		       const struct load_work *w, __u64 *ahead, __u64 *passing_base, __u64 *at)
 {
+	unsigned int u;
 	int ret;
 
 	*ahead = load_ahead();
-	atomic_fetch_add(&sh->load_cost[t->slot], own);
+	*passing_base = load_passing(t->slot, w->urgency);
+	atomic_fetch_add(&sh->load_cost[t->slot], w->own);
 	*at = now_ns();
 	ret = xioctl(t, id, arg);
 	if (ret) {
-		atomic_fetch_sub(&sh->load_cost[t->slot], own);
+		atomic_fetch_sub(&sh->load_cost[t->slot], w->own);
 		load_rejected(t, kind, ret);
+		return ret;
 	}
-	return ret;
+	for (u = 0; u < 3; u++)
+		atomic_fetch_add(&sh->load_accepted_cost[t->slot][u], w->cost[u]);
+	return 0;
 }
 
 /* A NOP node on @ring of a random class. */
@@ -1783,6 +1847,19 @@ static void load_node(struct fuzz_thread *t, struct drm_tas_node *n, __u32 ring,
 	n->duration_ns = rnd_below(t, dur);
 }
 
+/* Gives the @n nodes of t->nodes one random class, one time in @one_in_n. */
+static void load_one_class(struct fuzz_thread *t, __u32 n, unsigned int one_in_n)
+{
+	__u32 class, i;
+
+	if (!one_in(t, one_in_n))
+		return;
+	class = one_in(t, 4) ? DRM_TAS_CLASS_LATENCY :
+		one_in(t, 3) ? DRM_TAS_CLASS_BATCH : DRM_TAS_CLASS_NORMAL;
+	for (i = 0; i < n; i++)
+		t->nodes[i].class = class;
+}
+
 /*
  * A flood graph: gang members are sources (a second gang's members depend
  * only on the first gang's), so no gang can deadlock.
@@ -1792,11 +1869,13 @@ static void load_flood(struct fuzz_thread *t)
 	struct drm_tas_submit_graph s = { 0 };
 	struct drm_tas_sync waits[1], sigs[2];
 	__u32 n, e = 0, i, gangs = 0, members, o;
-	__u64 own, ahead, at, p;
+	__u64 ahead, at, p, base;
+	struct load_work w;
 
 	n = one_in(t, 50) ? 512 + rnd_below(t, 256) : 8 + rnd_below(t, 56);
 	for (i = 0; i < n; i++)
 		load_node(t, &t->nodes[i], rnd_below(t, num_rings), 100000);
+	load_one_class(t, n, 3);
 	if (num_rings >= 2 && (n >= 512 || one_in(t, 3))) {
 		gangs = n >= 512 ? 2 : 1;
 		for (i = 0; i < gangs; i++) {
@@ -1848,22 +1927,29 @@ static void load_flood(struct fuzz_thread *t)
 	s.edges = tas_array(t->edges, e, sizeof(t->edges[0]));
 	s.signals = tas_array(sigs, t->index ? 1 : 2, sizeof(sigs[0]));
 	s.flags = !gangs && one_in(t, 8) ? DRM_TAS_SUBMIT_FIFO : 0;
-	own = load_cost(t, n);
-	if (load_submit(t, IOC_SUBMIT_GRAPH, &s, "graph", own, &ahead, &at))
+	load_cost(t, n, &w);
+	if (s.flags & DRM_TAS_SUBMIT_FIFO) {
+		/* The stock dispatch pushes every node at the normal priority. */
+		w.cost[1] = w.own;
+		w.cost[0] = w.cost[2] = 0;
+		w.urgency = 1;
+	}
+	if (load_submit(t, IOC_SUBMIT_GRAPH, &s, "graph", &w, &ahead, &base, &at))
 		return;
 	if (!t->index)
 		atomic_store(&sh->pub_point[t->slot], sigs[1].point);
-	load_accepted(t, gangs ? "gang" : s.flags ? "fifo" : "flood", s.graph_id, n, gangs, own,
-		      ahead, at);
+	load_accepted(t, gangs ? "gang" : s.flags ? "fifo" : "flood", s.graph_id, n, gangs, &w,
+		      ahead, base, at);
 	load_pace(t);
 }
 
 /* Launches of a long template on one ring, destroyed and made again. */
-static void load_template(struct fuzz_thread *t, __u32 *tpl, __u32 *tpl_n, __u64 *tpl_cost)
+static void load_template(struct fuzz_thread *t, __u32 *tpl, __u32 *tpl_n,
+			  struct load_work *tpl_work)
 {
 	struct drm_tas_template_launch l = { 0 };
 	struct drm_tas_sync sig = { 0 };
-	__u64 ahead, at;
+	__u64 ahead, at, base;
 	int ret;
 
 	if (*tpl && one_in(t, 40)) {
@@ -1887,6 +1973,7 @@ static void load_template(struct fuzz_thread *t, __u32 *tpl, __u32 *tpl_n, __u64
 				t->edges[e++].to = i;
 			}
 		}
+		load_one_class(t, *tpl_n, 2);
 		c.nodes = tas_array(t->nodes, *tpl_n, sizeof(t->nodes[0]));
 		c.edges = tas_array(t->edges, e, sizeof(t->edges[0]));
 		t->what = "load: template";
@@ -1896,7 +1983,7 @@ static void load_template(struct fuzz_thread *t, __u32 *tpl, __u32 *tpl_n, __u64
 			return;
 		}
 		*tpl = c.handle;
-		*tpl_cost = load_cost(t, *tpl_n);
+		load_cost(t, *tpl_n, tpl_work);
 	}
 	sig.handle = t->shared.track;
 	sig.node = DRM_TAS_NODE_GRAPH;
@@ -1904,9 +1991,9 @@ static void load_template(struct fuzz_thread *t, __u32 *tpl, __u32 *tpl_n, __u64
 	l.handle = *tpl;
 	l.signals = tas_array(&sig, 1, sizeof(sig));
 	t->what = "load: launch";
-	if (load_submit(t, IOC_TEMPLATE_LAUNCH, &l, "launch", *tpl_cost, &ahead, &at))
+	if (load_submit(t, IOC_TEMPLATE_LAUNCH, &l, "launch", tpl_work, &ahead, &base, &at))
 		return;
-	load_accepted(t, "launch", l.graph_id, *tpl_n, 0, *tpl_cost, ahead, at);
+	load_accepted(t, "launch", l.graph_id, *tpl_n, 0, tpl_work, ahead, base, at);
 	load_pace(t);
 }
 
@@ -1916,7 +2003,8 @@ static void load_host(struct fuzz_thread *t, __u32 host_sync, __u64 *host_point)
 	struct drm_tas_submit_graph s = { 0 };
 	struct drm_tas_edge edges[2] = { { .from = 0, .to = 1 }, { .from = 1, .to = 2 } };
 	struct drm_tas_sync sigs[2];
-	__u64 own, ahead, at;
+	__u64 ahead, at, base;
+	struct load_work w;
 	int ret, i;
 
 	for (i = 0; i < 3; i++)
@@ -1935,12 +2023,12 @@ static void load_host(struct fuzz_thread *t, __u32 host_sync, __u64 *host_point)
 	s.nodes = tas_array(t->nodes, 3, sizeof(t->nodes[0]));
 	s.edges = tas_array(edges, 2, sizeof(edges[0]));
 	s.signals = tas_array(sigs, 2, sizeof(sigs[0]));
-	own = load_cost(t, 3);
+	load_cost(t, 3, &w);
 	t->what = "load: host";
-	if (load_submit(t, IOC_SUBMIT_GRAPH, &s, "host graph", own, &ahead, &at))
+	if (load_submit(t, IOC_SUBMIT_GRAPH, &s, "host graph", &w, &ahead, &base, &at))
 		return;
 	(*host_point)++;
-	load_accepted(t, "host", s.graph_id, 3, 0, own, ahead, at);
+	load_accepted(t, "host", s.graph_id, 3, 0, &w, ahead, base, at);
 	/* Also once the run stops: an unreported node would wait for its timeout. */
 	for (i = 0; tas_wait_syncobj(t->shared.fd, host_sync, *host_point, 10); i++) {
 		if (i == 30)
@@ -1964,7 +2052,8 @@ static void *load_main(void *arg)
 {
 	struct fuzz_thread *t = arg;
 	__u32 tpl = 0, tpl_n = 0, host_sync = 0;
-	__u64 tpl_cost = 0, host_point = 0;
+	struct load_work tpl_work = { 0 };
+	__u64 host_point = 0;
 
 	if (t->index == 2 && tas_new_syncobj(t->shared.fd, &host_sync))
 		return NULL;
@@ -1972,7 +2061,7 @@ static void *load_main(void *arg)
 		t->step++;
 		t->what = "load";
 		if (t->index == 1 && !one_in(t, 4))
-			load_template(t, &tpl, &tpl_n, &tpl_cost);
+			load_template(t, &tpl, &tpl_n, &tpl_work);
 		else if (t->index == 2 && !one_in(t, 4))
 			load_host(t, host_sync, &host_point);
 		else
