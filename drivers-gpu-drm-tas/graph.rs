@@ -1258,12 +1258,10 @@ pub(crate) fn instance(
         // series: end
         // series: end
         // series: from tas-gangs
-        let entity = match plan.gang_of(v) {
-            // With the gang's class, so that no less urgent work of other clients holds it up
-            // while it holds its rings (see `Plan::gang_class()`).
-            Some(g) => entities[entity_index(node.ring, plan.gang_class(g))].clone(),
-            None => entities[entity_index(node.ring, class)].clone(),
-        };
+        // A gang member with its gang's class, so that no less urgent work of other clients
+        // holds it up while it holds its rings (see `Plan::gang_class()`).
+        let pushed_as = plan.gang_of(v).map_or(class, |g| plan.gang_class(g));
+        let entity = entities[entity_index(node.ring, pushed_as)].clone();
         // series: end
         record
             .nodes

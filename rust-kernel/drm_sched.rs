@@ -144,6 +144,7 @@ use crate::{
             Relaxed,
             Release, //
         },
+        barrier::smp_mb,
         completion::Completion,
         rcu,
         Arc,
@@ -1379,6 +1380,10 @@ unsafe extern "C" fn timedout_job<T: JobImpl>(
     if !scheduled.is_signaled() || finished.is_signaled() {
         return no_hang;
     }
+    // `is_signaled()` is a relaxed test of the fence's flag. The scheduler signals the scheduled
+    // fence after `run_job()` returned, setting the flag with a fully ordered atomic operation:
+    // this barrier pairs with it, so that every access of `run()` to the job happens before ours.
+    smp_mb(Full);
     let inner_ptr = {
         // SAFETY: See `run_job()`.
         unsafe { JobInner::<T>::from_base(job) }

@@ -50,18 +50,19 @@
 //! # Order
 //!
 //! On each ring, the next node is the one of the most urgent class ([`Class::Latency`], then
-//! [`Class::Normal`], then [`Class::Batch`]) with the highest rank, ties broken by readiness
-//! order. Classes do not starve: once a ready class has been passed over
-//! [`STARVATION_LIMIT`] times on a ring by more urgent classes, its best node is released next
-//! (the least urgent such class first). Within a class, nodes do not starve either: after
-//! [`STARVATION_LIMIT`] releases of a ring and class that left other nodes of it waiting, its
-//! oldest ready node goes next, so later nodes of a higher rank (the next links of a long chain,
-//! the nodes of graphs launched again and again) cannot hold an older node out. A ready node
-//! therefore waits for at most `STARVATION_LIMIT + 2` releases of more urgent classes on its ring
-//! per release of its own class, counted while its class has room in the ring's window (while
-//! the nodes of its class in flight fill it, the more urgent classes go on), and for at most
-//! `(k + 1) * (STARVATION_LIMIT + 1)` releases of its class on its ring, where `k` is the number
-//! of nodes of its class and ring that became ready before it and are still waiting.
+//! [`Class::Normal`], then [`Class::Batch`]) with the highest rank, ties broken by readiness order.
+//! Classes do not starve: once a ready class has been passed over [`STARVATION_LIMIT`] times on a
+//! ring by more urgent classes, its best node goes before any more urgent one (the least urgent
+//! such class first): if the ring's window has no room for its class, the ring releases nothing
+//! more urgent until it has. Within a class, nodes do not starve either: after [`STARVATION_LIMIT`]
+//! releases of a ring and class that left other nodes of it waiting, its oldest ready node goes
+//! next, so later nodes of a higher rank (the next links of a long chain, the nodes of graphs
+//! launched again and again) cannot hold an older node out. A ready node therefore waits for at
+//! most `STARVATION_LIMIT + 2` releases of more urgent classes on its ring per release of its own
+//! class, counted while its class has room in the ring's window (while the nodes of its class in
+//! flight fill it, the more urgent classes go on), and for at most
+//! `(k + 1) * (STARVATION_LIMIT + 1)` releases of its class on its ring, where `k` is the number of
+//! nodes of its class and ring that became ready before it and are still waiting.
 //!
 //! # Gangs
 //!
@@ -1440,6 +1441,14 @@ mod tests {
         Ok(set)
     }
 
+    /// What [`ReadySet::next_release`] returns when it releases node `v` of ring 0.
+    fn released_on_0(v: u32) -> Option<Release<Ready>> {
+        Some(Release::Node {
+            ring: 0,
+            item: Ready::Node(v),
+        })
+    }
+
     /// The result of [`simulate`].
     struct Sim {
         start: KVec<u64>,
@@ -1980,26 +1989,20 @@ mod tests {
         ];
         let plan = Plan::new(&nodes, &[], 1, GFP_KERNEL)?;
         let mut set = ready_set(&plan, 2)?;
-        let release = |v| {
-            Some(Release::Node {
-                ring: 0,
-                item: Ready::Node(v),
-            })
-        };
         for v in 0..2 {
             set.insert(&plan, Ready::Node(v), Ready::Node(v))
                 .map_err(|_| EINVAL)?;
         }
-        assert_eq!(set.next_release(), release(0));
-        assert_eq!(set.next_release(), release(1));
+        assert_eq!(set.next_release(), released_on_0(0));
+        assert_eq!(set.next_release(), released_on_0(1));
         assert_eq!(set.next_release(), None);
         for v in 2..5 {
             set.insert(&plan, Ready::Node(v), Ready::Node(v))
                 .map_err(|_| EINVAL)?;
         }
         // The more urgent classes still have room; the third batch node waits for its own.
-        assert_eq!(set.next_release(), release(3));
-        assert_eq!(set.next_release(), release(2));
+        assert_eq!(set.next_release(), released_on_0(3));
+        assert_eq!(set.next_release(), released_on_0(2));
         assert_eq!(set.next_release(), None);
         assert_eq!(set.in_flight(0), 4);
         // Batch nodes wait for the more urgent nodes in flight too.
@@ -2007,7 +2010,7 @@ mod tests {
         set.finished(&plan, 1);
         assert_eq!(set.next_release(), None);
         set.finished(&plan, 3);
-        assert_eq!(set.next_release(), release(4));
+        assert_eq!(set.next_release(), released_on_0(4));
         Ok(())
     }
 
@@ -2058,26 +2061,20 @@ mod tests {
         }
         let plan = Plan::new(&nodes, &[], 1, GFP_KERNEL)?;
         let mut set = ready_set(&plan, 2)?;
-        let release = |v| {
-            Some(Release::Node {
-                ring: 0,
-                item: Ready::Node(v),
-            })
-        };
         for v in [0, 1, 2] {
             set.insert(&plan, Ready::Node(v), Ready::Node(v))
                 .map_err(|_| EINVAL)?;
         }
         // Both pass the batch node.
-        assert_eq!(set.next_release(), release(2));
-        assert_eq!(set.next_release(), release(0));
+        assert_eq!(set.next_release(), released_on_0(2));
+        assert_eq!(set.next_release(), released_on_0(0));
         let (mut passed, mut last) = (2, 2);
         for v in 3..18 {
             set.insert(&plan, Ready::Node(v), Ready::Node(v))
                 .map_err(|_| EINVAL)?;
             match set.next_release() {
                 None => break,
-                r => assert_eq!(r, release(v)),
+                r => assert_eq!(r, released_on_0(v)),
             }
             set.finished(&plan, last);
             (passed, last) = (passed + 1, v);
@@ -2085,7 +2082,7 @@ mod tests {
         assert_eq!(passed, STARVATION_LIMIT);
         // The latency node in flight finishes: the batch node goes, before the waiting one.
         set.finished(&plan, last);
-        assert_eq!(set.next_release(), release(1));
+        assert_eq!(set.next_release(), released_on_0(1));
         Ok(())
     }
 

@@ -4018,44 +4018,66 @@ TEST_F(tas, dispatch_no_head_of_line_blocking)
 #define TAS_STREAM_DEPTH	8
 #define TAS_STREAM_NODES	8
 
+/* A child process of tas_stream_start(), and the flag it shares with it. */
+struct tas_stream {
+	pid_t pid;
+	int *stop;
+};
+
 /*
- * Starts a child that keeps normal-class work queued on @ring from a file of
- * its own (graphs of 8 nodes of 1 ms of the stock dispatch, which pushes each
- * at once, 8 graphs in flight) until *@stop is set: drm_sched's priorities are
- * strict between clients, so while it runs, no batch-class job of another
- * client starts on the ring, and no job queued at the normal priority after
- * the stream's starts before the stream's older ones.
+ * Starts a child that keeps normal-class work queued on each ring of @rings (a
+ * mask) from a file of its own (graphs of 8 nodes of 1 ms per ring, of the
+ * stock dispatch, which pushes each at once, 8 graphs in flight) until
+ * tas_stream_stop(), and gives it 200 ms to fill its entities: drm_sched's
+ * priorities are strict between clients, so while it runs, no batch-class job
+ * of another client starts on those rings, and no job queued at the normal
+ * priority after the stream's starts before the stream's older ones.
  */
-static pid_t tas_stream_start(__u32 ring, int *stop)
+static int tas_stream_start(struct tas_stream *st, __u32 rings)
 {
-	struct drm_tas_node stream[TAS_STREAM_NODES];
-	__u32 sync[TAS_STREAM_DEPTH], i;
+	struct drm_tas_node stream[TAS_STREAM_NODES * TAS_MAX_RINGS];
+	__u32 sync[TAS_STREAM_DEPTH], ring[TAS_MAX_RINGS], n = 0, i;
 	struct drm_tas_sync sig;
 	__u64 k;
-	pid_t pid;
 	int fd;
 
-	__atomic_store_n(stop, 0, __ATOMIC_RELAXED);
-	pid = fork();
-	if (pid)
-		return pid;
+	for (i = 0; i < TAS_MAX_RINGS; i++)
+		if (rings & (1U << i))
+			ring[n++] = i;
+	if (!n)
+		return -EINVAL;
+	st->stop = mmap(NULL, sizeof(*st->stop), PROT_READ | PROT_WRITE,
+			MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (st->stop == MAP_FAILED)
+		return -errno;
+	__atomic_store_n(st->stop, 0, __ATOMIC_RELAXED);
+	st->pid = fork();
+	if (st->pid < 0) {
+		munmap(st->stop, sizeof(*st->stop));
+		return -errno;
+	}
+	if (st->pid) {
+		usleep(200 * 1000);
+		return 0;
+	}
 	fd = tas_open_render_node();
 	if (fd < 0)
 		_exit(1);
-	for (i = 0; i < TAS_STREAM_NODES; i++)
-		tas_node_init(&stream[i], ring, DRM_TAS_OP_NOP, TAS_NSEC_PER_MSEC);
+	for (i = 0; i < TAS_STREAM_NODES * n; i++)
+		tas_node_init(&stream[i], ring[i % n], DRM_TAS_OP_NOP,
+			      TAS_NSEC_PER_MSEC);
 	for (i = 0; i < TAS_STREAM_DEPTH; i++)
 		if (tas_syncobj_create(fd, 0, &sync[i]))
 			_exit(1);
-	for (k = 0; !__atomic_load_n(stop, __ATOMIC_RELAXED); k++) {
+	for (k = 0; !__atomic_load_n(st->stop, __ATOMIC_RELAXED); k++) {
 		__u32 s = sync[k % TAS_STREAM_DEPTH];
 
 		if (k >= TAS_STREAM_DEPTH && tas_syncobj_wait_graph(fd, s))
 			_exit(1);
 		tas_sync_init(&sig, s, DRM_TAS_NODE_GRAPH, 0);
 		if (tas_submit_flags(fd, DRM_TAS_SUBMIT_FIFO, stream,
-				     TAS_STREAM_NODES, NULL, 0, NULL, 0, &sig, 1,
-				     NULL))
+				     TAS_STREAM_NODES * n, NULL, 0, NULL, 0, &sig,
+				     1, NULL))
 			_exit(1);
 	}
 	for (i = 0; i < TAS_STREAM_DEPTH; i++)
@@ -4065,13 +4087,16 @@ static pid_t tas_stream_start(__u32 ring, int *stop)
 }
 
 /* Stops the stream of tas_stream_start(); returns whether it ran without a fault. */
-static bool tas_stream_stop(pid_t pid, int *stop)
+static bool tas_stream_stop(struct tas_stream *st)
 {
 	int status;
+	bool ok;
 
-	__atomic_store_n(stop, 1, __ATOMIC_RELAXED);
-	return waitpid(pid, &status, 0) == pid && WIFEXITED(status) &&
-	       WEXITSTATUS(status) == 0;
+	__atomic_store_n(st->stop, 1, __ATOMIC_RELAXED);
+	ok = waitpid(st->pid, &status, 0) == st->pid && WIFEXITED(status) &&
+	     WEXITSTATUS(status) == 0;
+	munmap(st->stop, sizeof(*st->stop));
+	return ok;
 }
 
 /*
@@ -4411,63 +4436,70 @@ TEST_F(tas, gangs_of_two_clients_start_together)
 }
 
 /*
- * A gang of two batch-class members on rings 0 and 1, while another client
- * keeps normal work queued on ring 1. Once admitted, the gang holds both rings
- * for the whole device until its members start, and its member on ring 0
- * holds that ring at the start barrier: the members enter their rings at
- * least at the normal priority, so the gang starts after the normal work
+ * Another client keeps normal work queued on every ring, and a gang of two
+ * members on rings 0 and 1 is submitted in each class. Once admitted, the
+ * gang holds both rings for the whole device until its members start, and
+ * its member that reaches its ring first holds that ring at the start
+ * barrier: the members enter their rings at least at the normal priority
+ * (the latency class at its own), so the gang starts after the normal work
  * queued before it, while the stream goes on, not once it ends.
  */
 TEST_F_TIMEOUT(tas, gang_not_held_by_other_clients_work, 300)
 {
-	struct drm_tas_node_info info[2];
+	static const __u32 classes[] = {
+		DRM_TAS_CLASS_LATENCY, DRM_TAS_CLASS_NORMAL, DRM_TAS_CLASS_BATCH,
+	};
+	struct drm_tas_node_info info[3][2];
 	struct drm_tas_node gang[2];
 	struct drm_tas_sync signal;
-	__u32 syncobj, done, m;
-	int *stop;
-	__u64 graph_id;
+	struct tas_stream stream;
+	__u32 syncobj[3], done, c, m;
+	__u64 graph_id[3];
 	int ret = 0;
-	pid_t pid;
 
 	if (self->num_rings < 2)
 		SKIP(return, "one ring");
-	stop = mmap(NULL, sizeof(*stop), PROT_READ | PROT_WRITE,
-		    MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-	ASSERT_NE(MAP_FAILED, stop);
-	for (m = 0; m < 2; m++) {
-		tas_node_init(&gang[m], m, DRM_TAS_OP_NOP, TAS_NSEC_PER_MSEC);
-		gang[m].gang = 1;
-		gang[m].class = DRM_TAS_CLASS_BATCH;
-	}
 	memset(info, 0, sizeof(info));
-	pid = tas_stream_start(1, stop);
-	ASSERT_LE(0, pid);
-	/* The stream has filled its entity. */
-	usleep(200 * 1000);
-	ret = tas_syncobj_create(self->fd, 0, &syncobj);
-	if (!ret) {
-		tas_sync_init(&signal, syncobj, DRM_TAS_NODE_GRAPH, 0);
-		ret = tas_submit(self->fd, gang, 2, NULL, 0, NULL, 0, &signal,
-				 1, &graph_id);
+	ASSERT_EQ(0, tas_stream_start(&stream, (1U << self->num_rings) - 1));
+	for (c = 0; c < ARRAY_SIZE(classes) && !ret; c++) {
+		for (m = 0; m < 2; m++) {
+			tas_node_init(&gang[m], m, DRM_TAS_OP_NOP,
+				      TAS_NSEC_PER_MSEC);
+			gang[m].gang = 1;
+			gang[m].class = classes[c];
+		}
+		ret = tas_syncobj_create(self->fd, 0, &syncobj[c]);
+		if (!ret) {
+			tas_sync_init(&signal, syncobj[c], DRM_TAS_NODE_GRAPH, 0);
+			ret = tas_submit(self->fd, gang, 2, NULL, 0, NULL, 0,
+					 &signal, 1, &graph_id[c]);
+		}
+		for (m = 0; m < 2 && !ret; m++)
+			ret = tas_wait_started(self->fd, graph_id[c], info[c],
+					       2, m, 10 * TAS_NSEC_PER_SEC);
 	}
-	if (!ret)
-		ret = tas_wait_started(self->fd, graph_id, info, 2, 1,
-				       10 * TAS_NSEC_PER_SEC);
 	/* Asserted only once the stream is told to stop. */
-	ASSERT_TRUE(tas_stream_stop(pid, stop));
+	ASSERT_TRUE(tas_stream_stop(&stream));
 	ASSERT_EQ(0, ret);
-	TH_LOG("member on the streamed ring started %lld ms after readiness",
-	       info[1].started_ns ? ((long long)info[1].started_ns -
-				     (long long)info[1].ready_ns) /
-					    (long long)TAS_NSEC_PER_MSEC : -1LL);
-	EXPECT_NE(0ULL, info[1].started_ns);
-	ASSERT_EQ(0, tas_syncobj_wait_graph(self->fd, syncobj));
-	ASSERT_EQ(0, tas_graph_info(self->fd, graph_id, info, 2, &done));
-	EXPECT_EQ(1U, done);
-	EXPECT_EQ(0, info[0].error);
-	EXPECT_EQ(0, info[1].error);
-	tas_syncobj_destroy(self->fd, syncobj);
-	munmap(stop, sizeof(*stop));
+	for (c = 0; c < ARRAY_SIZE(classes); c++) {
+		for (m = 0; m < 2; m++) {
+			TH_LOG("class %u: member on ring %u started %lld ms after readiness",
+			       classes[c], m,
+			       info[c][m].started_ns ?
+				       ((long long)info[c][m].started_ns -
+					(long long)info[c][m].ready_ns) /
+					       (long long)TAS_NSEC_PER_MSEC :
+				       -1LL);
+			EXPECT_NE(0ULL, info[c][m].started_ns);
+		}
+		ASSERT_EQ(0, tas_syncobj_wait_graph(self->fd, syncobj[c]));
+		ASSERT_EQ(0, tas_graph_info(self->fd, graph_id[c], info[c], 2,
+					    &done));
+		EXPECT_EQ(1U, done);
+		EXPECT_EQ(0, info[c][0].error);
+		EXPECT_EQ(0, info[c][1].error);
+		tas_syncobj_destroy(self->fd, syncobj[c]);
+	}
 }
 
 /* series: end */
@@ -4611,17 +4643,13 @@ TEST_F_TIMEOUT(tas, normal_not_held_by_waiting_batch, 300)
 	struct drm_tas_node nodes[4];
 	struct drm_tas_sync signal;
 	struct drm_tas_edge edge;
+	struct tas_stream stream;
 	__u32 syncobj, done, i;
-	int *stop;
 	__u64 graph_id;
 	int ret = 0;
-	pid_t pid;
 
 	if (self->num_rings < 2)
 		SKIP(return, "one ring");
-	stop = mmap(NULL, sizeof(*stop), PROT_READ | PROT_WRITE,
-		    MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-	ASSERT_NE(MAP_FAILED, stop);
 	for (i = 0; i < 4; i++)
 		tas_node_init(&nodes[i], i == 2, DRM_TAS_OP_NOP,
 			      (i == 2 ? 20 : 1) * TAS_NSEC_PER_MSEC);
@@ -4629,9 +4657,7 @@ TEST_F_TIMEOUT(tas, normal_not_held_by_waiting_batch, 300)
 	nodes[1].class = DRM_TAS_CLASS_BATCH;
 	tas_edge_init(&edge, 2, 3);
 	memset(info, 0, sizeof(info));
-	pid = tas_stream_start(0, stop);
-	ASSERT_LE(0, pid);
-	usleep(200 * 1000);
+	ASSERT_EQ(0, tas_stream_start(&stream, 1U << 0));
 	ret = tas_syncobj_create(self->fd, 0, &syncobj);
 	if (!ret) {
 		tas_sync_init(&signal, syncobj, DRM_TAS_NODE_GRAPH, 0);
@@ -4641,7 +4667,7 @@ TEST_F_TIMEOUT(tas, normal_not_held_by_waiting_batch, 300)
 	if (!ret)
 		ret = tas_wait_started(self->fd, graph_id, info, 4, 3,
 				       10 * TAS_NSEC_PER_SEC);
-	ASSERT_TRUE(tas_stream_stop(pid, stop));
+	ASSERT_TRUE(tas_stream_stop(&stream));
 	ASSERT_EQ(0, ret);
 	TH_LOG("normal node started %lld ms after readiness; batch started: %d",
 	       info[3].started_ns ? ((long long)info[3].started_ns -
@@ -4653,7 +4679,6 @@ TEST_F_TIMEOUT(tas, normal_not_held_by_waiting_batch, 300)
 	ASSERT_EQ(0, tas_graph_info(self->fd, graph_id, info, 4, &done));
 	EXPECT_EQ(1U, done);
 	tas_syncobj_destroy(self->fd, syncobj);
-	munmap(stop, sizeof(*stop));
 }
 
 /* series: end */
