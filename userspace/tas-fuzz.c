@@ -2005,6 +2005,7 @@ static void load_host(struct fuzz_thread *t, __u32 host_sync, __u64 *host_point)
 	struct drm_tas_sync sigs[2];
 	__u64 ahead, at, base;
 	struct load_work w;
+	bool said = false;
 	int ret, i;
 
 	for (i = 0; i < 3; i++)
@@ -2029,15 +2030,24 @@ static void load_host(struct fuzz_thread *t, __u32 host_sync, __u64 *host_point)
 		return;
 	(*host_point)++;
 	load_accepted(t, "host", s.graph_id, 3, 0, &w, ahead, base, at);
-	/* Also once the run stops: an unreported node would wait for its timeout. */
-	for (i = 0; tas_wait_syncobj(t->shared.fd, host_sync, *host_point, 10); i++) {
-		if (i == 30)
+	/*
+	 * Released once node 0 finished, which is within the graph's bound;
+	 * waited for also once the run stops, as an unreported node would wait
+	 * for its timeout.
+	 */
+	while (tas_wait_syncobj(t->shared.fd, host_sync, *host_point, 10)) {
+		__u64 waited = now_ns() - at;
+		__u64 passing = load_passing(t->slot, w.urgency) - base;
+
+		if (atomic_load(&sh->stop) && waited > FUZZ_DRAIN_SECONDS * 1000000000ULL)
 			return;
-		if (i == 6) {
+		if (!said && waited > load_bound * (w.own + ahead + passing) + LOAD_SLACK_NS) {
+			said = true;
 			atomic_fetch_add(&sh->load_over, 1);
 			fprintf(stderr,
-				"tas-fuzz: VIOLATION: load: slot %u: host node of graph %llu not released after 60 s\n",
-				t->slot, (unsigned long long)s.graph_id);
+				"tas-fuzz: VIOLATION: load: slot %u: host node of graph %llu not released after %.0f s, over %u x (own work %.3f s + ahead %.3f s + passing %.3f s) + %.0f s\n",
+				t->slot, (unsigned long long)s.graph_id, waited / 1e9, load_bound,
+				w.own / 1e9, ahead / 1e9, passing / 1e9, LOAD_SLACK_NS / 1e9);
 		}
 	}
 	if (one_in(t, 4))
