@@ -1396,7 +1396,9 @@ unsafe extern "C" fn timedout_job<T: JobImpl>(
     }
     // SAFETY: The scheduled fence is signalled after `run_job()` returned, so `run()` holds no
     // reference to the job any more, and the scheduler calls `timedout_job` and `free_job` for a
-    // job one at a time. The reference ends before the job may be freed below.
+    // job one at a time. The scheduler's run worker may still add the hardware fence's callback
+    // to the job's `base`, which is `Opaque`. The reference ends before the job may be freed
+    // below.
     let inner = unsafe { &mut *inner_ptr };
     {
         let _guard = SignallingGuard::new();
@@ -1411,6 +1413,9 @@ unsafe extern "C" fn timedout_job<T: JobImpl>(
     // signalled at the end of it, and nothing touches the job afterwards. The job is off the
     // pending list, so the scheduler will not free it: do it here, as the scheduler documents
     // for `DRM_GPU_SCHED_STAT_RESET`.
+    // As above: the callback's accesses to the job, before it signalled the finished fence,
+    // happen before the job is freed.
+    smp_mb(Full);
     // SAFETY: The job was pushed and the scheduler no longer references it; its finished fence
     // has signalled (checked above).
     unsafe { JobInner::<T>::release(inner_ptr, true) };

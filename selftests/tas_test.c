@@ -4053,8 +4053,10 @@ static int tas_stream_start(struct tas_stream *st, __u32 rings)
 	__atomic_store_n(st->stop, 0, __ATOMIC_RELAXED);
 	st->pid = fork();
 	if (st->pid < 0) {
+		int err = -errno;
+
 		munmap(st->stop, sizeof(*st->stop));
-		return -errno;
+		return err;
 	}
 	if (st->pid) {
 		usleep(200 * 1000);
@@ -4459,6 +4461,7 @@ TEST_F_TIMEOUT(tas, gang_not_held_by_other_clients_work, 300)
 
 	if (self->num_rings < 2)
 		SKIP(return, "one ring");
+	ASSERT_LE(self->num_rings, (__u64)TAS_MAX_RINGS);
 	memset(info, 0, sizeof(info));
 	ASSERT_EQ(0, tas_stream_start(&stream, (1U << self->num_rings) - 1));
 	for (c = 0; c < ARRAY_SIZE(classes) && !ret; c++) {

@@ -2003,7 +2003,7 @@ static void load_host(struct fuzz_thread *t, __u32 host_sync, __u64 *host_point)
 	struct drm_tas_submit_graph s = { 0 };
 	struct drm_tas_edge edges[2] = { { .from = 0, .to = 1 }, { .from = 1, .to = 2 } };
 	struct drm_tas_sync sigs[2];
-	__u64 ahead, at, base;
+	__u64 ahead, at, base, stopped = 0;
 	struct load_work w;
 	bool said = false;
 	int ret, i;
@@ -2032,14 +2032,18 @@ static void load_host(struct fuzz_thread *t, __u32 host_sync, __u64 *host_point)
 	load_accepted(t, "host", s.graph_id, 3, 0, &w, ahead, base, at);
 	/*
 	 * Released once node 0 finished, which is within the graph's bound;
-	 * waited for also once the run stops, as an unreported node would wait
-	 * for its timeout.
+	 * waited for also once the run stops (as long as the parent waits for
+	 * the graphs), as an unreported node would wait for its timeout.
 	 */
-	while (tas_wait_syncobj(t->shared.fd, host_sync, *host_point, 10)) {
+	while ((ret = tas_wait_syncobj(t->shared.fd, host_sync, *host_point, 10))) {
 		__u64 waited = now_ns() - at;
 		__u64 passing = load_passing(t->slot, w.urgency) - base;
 
-		if (atomic_load(&sh->stop) && waited > FUZZ_DRAIN_SECONDS * 1000000000ULL)
+		if (ret != -ETIME && ret != -EINTR)
+			return;
+		if (atomic_load(&sh->stop) && !stopped)
+			stopped = now_ns();
+		if (stopped && now_ns() - stopped > FUZZ_DRAIN_SECONDS * 1000000000ULL)
 			return;
 		if (!said && waited > load_bound * (w.own + ahead + passing) + LOAD_SLACK_NS) {
 			said = true;
