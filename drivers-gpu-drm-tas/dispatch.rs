@@ -23,83 +23,26 @@
 //! dispatcher (one per signalled node, one per graph), signalled when the node or the whole
 //! graph completes, with the first error.
 //!
-// series: from tas-gangs
 //! Gangs are admitted in one order for the whole device by its [`GangGate`], which all clients'
 //! dispatchers share: a client's gang at the head of its ready set is released only once the
 //! gate admits it, and holds its rings there until its members have started (see
 //! [`GangOrder`]).
 //!
-// series: end
-// series: from tas-host
 //! A host node ([`is_host`]) is run by a CPU thread: releasing it signals its start fence, where
 //! the thread waits, and watches its deadline; the thread reports its completion through
 //! [`Dispatcher::host_done`], or the node completes with `ETIMEDOUT` after the host timeout, so
 //! that no fence waits for userspace without a bound.
 //!
-// series: end
 //! Locking: `Dispatcher::state` is a mutex taken in process context only (the ioctls, the rings'
 //! work items, the scheduler's free_job work and the dispatcher's work item); nobody allocates
 //! with `GFP_KERNEL` or waits for a fence while holding it.
 //! Jobs are armed and pushed under it, so the jobs of an entity are pushed in the order they
-// series: until tas-gangs
-//! are armed.
-// series: end
-// series: from tas-gangs
 //! are armed. The gang gate's mutex nests inside it, follows the same rules, and is also taken
 //! from the scheduler's timeout handler; the gate takes no dispatcher's lock.
-// series: end
-// series: from tas-host
 //! The host nodes' timer is started and cancelled under it; cancelling waits for a callback
 //! that is running, which is safe because the callback, in hard interrupt context, takes no
 //! lock of the driver: it only queues the work item.
-// series: end
 
-// series: until tas-gangs
-use kernel::{
-    dma_fence::{
-        DriverFence,
-        Fence,
-        FenceCallback,
-        FenceCallbackHandler,
-        FenceContext,
-        UnchainedFence, //
-    },
-    drm::sched::{
-        graph::{
-            Plan,
-            Ready,
-            ReadySet,
-            Release,
-            Run, //
-        },
-        Job,
-    },
-    new_condvar, new_mutex, new_work,
-    prelude::*,
-    sync::{
-        aref::ARef,
-        atomic::{
-            Atomic,
-            Full,
-            Relaxed, //
-        },
-        Arc,
-        CondVar,
-        Mutex, //
-    },
-    time::{
-        Instant,
-        Monotonic, //
-    },
-    workqueue::{
-        impl_has_work,
-        Queue,
-        Work,
-        WorkItem, //
-    },
-};
-// series: end
-// series: from tas-gangs
 use core::pin::Pin;
 
 use kernel::{
@@ -120,13 +63,8 @@ use kernel::{
             Release,
             Run, //
         },
-        // series: until tas-early
-        Job,
-        // series: end
-        // series: from tas-early
         Entity,
         Job, //
-        // series: end
     },
     new_condvar, new_mutex, new_work,
     prelude::*,
@@ -152,9 +90,7 @@ use kernel::{
         WorkItem, //
     },
 };
-// series: end
 
-// series: from tas-host
 use kernel::{
     drm::sched::graph::Class,
     impl_has_hr_timer,
@@ -173,14 +109,11 @@ use kernel::{
     },
 };
 
-// series: end
 use crate::{
     driver::client_gfp,
     engine::{
         now_ns,
-        // series: from tas-early-retry
         NoRingWait,
-        // series: end
         NodeExec,
         NodeJob, //
     },
@@ -196,7 +129,6 @@ pub(crate) const MAX_LAUNCHES: usize = 1024;
 
 /// Bits of a word of [`Dispatcher::fired`].
 const FIRED_BITS: usize = u64::BITS as usize;
-// series: from tas-early
 
 /// The classes whose nodes go to their rings early, each through an entity of its own per ring
 /// and file (drm_sched chooses an entity's run queue once, by the priority it was created with).
@@ -210,8 +142,6 @@ fn early_index(ring: u32, class: Class) -> Option<usize> {
     let i = EARLY_CLASSES.iter().position(|&c| c == class)?;
     Some(ring as usize * EARLY_CLASSES.len() + i)
 }
-// series: end
-// series: from tas-host
 
 /// The key of a host node's start fence (`DRM_TAS_SYNC_ON_START`) among the node fences of a
 /// launch ([`LaunchFences`]): the node's index with this bit set, which no index has (they are
@@ -247,16 +177,10 @@ struct HostWatch {
     v: u32,
     deadline: u64,
 }
-// series: end
 
 /// A node of a launch.
 struct Slot {
-    // series: until tas-host
-    /// The job, until the node is released.
-    // series: end
-    // series: from tas-host
     /// The job, until the node is released; never one for a host node.
-    // series: end
     job: Option<Job<'static, NodeJob>>,
     exec: Arc<NodeExec>,
     /// The fence that syncobj signals of this node got.
@@ -265,13 +189,11 @@ struct Slot {
     error: Option<Error>,
     /// When the node became ready, for the scheduler's trace events.
     ready_at: Option<Instant<Monotonic>>,
-    // series: from tas-host
     /// For a host node, where it is; `None` for a node of a device ring.
     host: Option<Host>,
     /// The start fence of a host node, which its `DRM_TAS_SYNC_ON_START` signals refer to:
     /// signalled when the node is released.
     start: Option<DriverFence>,
-    // series: end
 }
 
 /// A syncobj wait of a launch, as a fence callback.
@@ -295,10 +217,8 @@ impl FenceCallbackHandler for Wait {
 
 /// A graph in the dispatcher.
 struct Launch {
-    // series: from tas-host
     /// The graph id that `SUBMIT_GRAPH` or `TEMPLATE_LAUNCH` returned for the launch.
     id: u64,
-    // series: end
     plan: Arc<Plan>,
     /// When the launch was started, for the scheduler's trace events.
     queued_at: Instant<Monotonic>,
@@ -328,39 +248,26 @@ enum LaunchSlot {
     Done(KBox<Launch>),
 }
 
-// series: from tas-host
 /// # Invariants
 ///
 /// At most [`MAX_HOSTS`] host nodes are released and not completed at once: the ready set
 /// hands their ring at most [`WINDOW`] nodes of each class, and host nodes
 /// are never in gangs, whose releases the window does not bound. So each released host node has
 /// an entry in `hosts`.
-// series: end
 struct State {
     set: ReadySet<(u32, Ready)>,
     launches: KVec<LaunchSlot>,
     closed: bool,
     /// Launches in [`LaunchSlot::Done`].
     done: usize,
-    // series: from tas-early
     /// Per device ring and class of [`EARLY_CLASSES`], at [`early_index`], of the class's
     /// priority: the entity of the nodes released early onto the ring; empty until the file has
     /// set them, and again once it is closed.
     early: KVec<Arc<Entity<NodeJob>>>,
-    // series: end
-    // series: from tas-early-retry
     /// Per device ring, the last node (launch and index) that could have gone to the ring
-    // series: until tas-early-slot
-    /// early but found its wait slot taken: tried again when an early node of the file
-    /// completes there, which gives the slot back.
-    // series: end
-    // series: from tas-early-slot
     /// early but found its wait slot taken: tried again when an early node of the file
     /// completes there, which has given the slot back by then (when it started).
-    // series: end
     missed: [Option<(u32, u32)>; crate::driver::MAX_RINGS as usize],
-    // series: end
-    // series: from tas-host
     /// The released host nodes whose threads have not reported.
     hosts: [Option<HostWatch>; MAX_HOSTS],
     /// How long a released host node may take.
@@ -368,10 +275,8 @@ struct State {
     /// The timer of the earliest deadline in `hosts` and that deadline, while one is armed;
     /// dropping the handle cancels the timer.
     host_timer: Option<(ArcHrTimerHandle<Dispatcher>, u64)>,
-    // series: end
 }
 
-// series: from tas-gangs
 /// A client of the device's [`GangGate`]: its dispatcher.
 pub(crate) struct Client(Arc<Dispatcher>);
 
@@ -425,14 +330,8 @@ impl GangGate {
     }
 }
 
-// series: end
 /// The dispatcher of one client.
-// series: until tas-gangs
-#[pin_data]
-// series: end
-// series: from tas-gangs
 #[pin_data(PinnedDrop)]
-// series: end
 pub(crate) struct Dispatcher {
     #[pin]
     state: Mutex<State>,
@@ -445,16 +344,11 @@ pub(crate) struct Dispatcher {
     work: Work<Dispatcher>,
     /// The device's workqueue of the fence signalling path, which runs the work item.
     wq: &'static Queue,
-    // series: from tas-gangs
     gate: Arc<GangGate>,
-    // series: end
-    // series: from tas-host
     /// Expires at the earliest deadline of the released host nodes, and queues `work`.
     #[pin]
     host_timer: HrTimer<Self>,
-    // series: end
 }
-// series: from tas-gangs
 
 #[pinned_drop]
 impl PinnedDrop for Dispatcher {
@@ -462,12 +356,10 @@ impl PinnedDrop for Dispatcher {
         self.gate.order.lock().remove_client();
     }
 }
-// series: end
 
 impl_has_work! {
     impl HasWork<Self> for Dispatcher { self.work }
 }
-// series: from tas-host
 
 impl_has_hr_timer! {
     // Relative mode expires in hard interrupt context, in a soft interrupt under PREEMPT_RT.
@@ -486,7 +378,6 @@ impl HrTimerCallback for Dispatcher {
         HrTimerRestart::NoRestart
     }
 }
-// series: end
 
 impl WorkItem for Dispatcher {
     type Pointer = Arc<Dispatcher>;
@@ -507,16 +398,9 @@ impl WorkItem for Dispatcher {
                     }
                 }
             }
-            // series: from tas-host
             st.expire_hosts();
-            // series: end
             // Not `release()`, which would queue this work item again for what it reaps next.
-            // series: until tas-gangs
-            st.release_ready();
-            // series: end
-            // series: from tas-gangs
             st.release_ready(&this);
-            // series: end
             st.done
         };
         if done > 0 {
@@ -541,12 +425,9 @@ pub(crate) struct Reservation {
     slot: u32,
     /// The nodes of the submission in the file's budget, which the launch takes over.
     charge: Option<Charge>,
-    // series: from tas-host
     /// The graph id of the submission.
     id: u64,
-    // series: end
 }
-// series: from tas-host
 
 impl Reservation {
     /// Sets the graph id of the submission, by which `HOST_DONE` finds its launch.
@@ -554,7 +435,6 @@ impl Reservation {
         self.id = id;
     }
 }
-// series: end
 
 impl Drop for Reservation {
     fn drop(&mut self) {
@@ -621,7 +501,6 @@ fn disarm(job: Job<'static, NodeJob>) -> Job<'static, NodeJob> {
     job
 }
 
-// series: from tas-early
 /// Adds `finished`, the finished fence of node `v`, which was just pushed, to the ring waits of
 /// its successors (see [`NodeExec::wait_on_ring`]).
 ///
@@ -634,7 +513,6 @@ fn add_ring_waits(plan: &Plan, slots: &[Slot], v: u32, finished: &ARef<Fence>) {
     }
 }
 
-// series: end
 /// Records that `r` of launch `l` became ready at `now` and inserts it into `set`.
 fn on_ready(
     set: &mut ReadySet<(u32, Ready)>,
@@ -644,7 +522,6 @@ fn on_ready(
     r: Ready,
     now: u64,
 ) {
-    // series: from tas-early
     // An early node is on its ring already, which has seen or will see it become ready when the
     // fence it waits for signalled; it may even have completed.
     if let Ready::Node(v) = r {
@@ -652,7 +529,6 @@ fn on_ready(
             return;
         }
     }
-    // series: end
     let at = Instant::<Monotonic>::now();
     let mut mark = |v: u32| {
         let slot = &mut slots[v as usize];
@@ -735,19 +611,12 @@ impl State {
         else {
             return;
         };
-        // series: until tas-early
-        set.finished(plan, v);
-        // series: end
-        // series: from tas-early
         if slots[v as usize].exec.is_early() {
             set.finished_outside(plan.ring(v));
         } else {
             set.finished(plan, v);
         }
-        // series: from tas-early-retry
         let freed = slots[v as usize].exec.is_early().then(|| plan.ring(v));
-        // series: end
-        // series: end
         if let Some(out) = slots[v as usize].out.take() {
             match error {
                 Some(e) => out.signal_with_error(e),
@@ -778,52 +647,23 @@ impl State {
                 *done += 1;
             }
         }
-        // series: from tas-early
         self.release_early(l, v);
-        // series: end
-        // series: from tas-early-retry
         // The early node gave its ring's wait slot back before it was reported.
         let missed = freed.and_then(|r| self.missed.get_mut(r as usize)?.take());
         if let Some((missed_l, w)) = missed {
             self.release_early_of(missed_l, &[w]);
         }
-        // series: end
     }
 
-    // series: until tas-gangs
-    /// Releases what the rings can take.
-    // series: end
-    // series: from tas-gangs
     /// Releases what the rings can take; gangs as `disp`'s device gang gate admits them.
-    // series: end
     fn release(&mut self, disp: &Arc<Dispatcher>) {
-        // series: until tas-gangs
-        self.release_ready();
-        // series: end
-        // series: from tas-gangs
         self.release_ready(disp);
-        // series: end
         if self.done > 0 {
             // Already queued: it will find them.
             let _ = disp.wq.enqueue(disp.clone());
         }
     }
 
-    // series: until tas-gangs
-    fn release_ready(&mut self) {
-        // No gangs: every node is released on its own.
-        while let Some(r) = self.set.next_release() {
-            if let Release::Node {
-                item: (l, Ready::Node(v)),
-                ..
-            } = r
-            {
-                self.release_node(l, v);
-            }
-        }
-    }
-    // series: end
-    // series: from tas-gangs
     fn release_ready(&mut self, disp: &Arc<Dispatcher>) {
         let gate = &disp.gate;
         let mut admit = |rings| gate.order.lock().admit(Client(disp.clone()), rings);
@@ -855,18 +695,13 @@ impl State {
                 _ => {}
             }
         }
-        // series: from tas-host
         self.watch_hosts(disp);
-        // series: end
     }
-    // series: end
 
     fn release_node(&mut self, l: u32, v: u32) {
-        // series: from tas-host
         if self.release_host(l, v) {
             return;
         }
-        // series: end
         let State { set, launches, .. } = self;
         let Some(Launch {
             plan,
@@ -883,14 +718,9 @@ impl State {
             return;
         };
         if let Some(error) = slot.error {
-            // series: until tas-gangs
-            // A predecessor failed: the node does not run and carries the error on.
-            // series: end
-            // series: from tas-gangs
             // A predecessor failed: the node does not run and carries the error on, and
             // cancels its gang.
             slot.exec.cancel_gang();
-            // series: end
             slot.exec.finish(now_ns(), Some(error));
             drop(disarm(job));
             self.complete(l, v, Some(error));
@@ -902,32 +732,13 @@ impl State {
         let finished = job.push().finished;
         // Successors on pipelined edges go to the same entity after the node, and look at its
         // errors like the stock scheduler's same-entity dependencies.
-        // series: until tas-early
-        for &w in plan.succ(v) {
-            if plan.pipelined(v, w) {
-                // series: until tas-let-go
-                // Cannot fail: the node was created with room for every pipelined predecessor.
-                // series: end
-                // series: from tas-let-go
-                // Cannot fail: the node was created with room for every pipelined predecessor,
-                // and it is not released before its predecessors, so it has not let go of them.
-                // series: end
-                let _ = slots[w as usize].exec.add_pipe_dep(finished.clone());
-            }
-        }
-        // series: end
-        // series: from tas-early
         // So do the others, as the waits of a successor that goes to its ring before the node
         // finishes (see `release_early()`).
         add_ring_waits(plan, slots, v, &finished);
-        // series: end
         let now = now_ns();
         run.release(plan, v, |r| on_ready(set, plan, slots, l, r, now));
-        // series: from tas-early
         self.release_early(l, v);
-        // series: end
     }
-    // series: from tas-early
 
     /// Hands the successors of node `v` of launch `l` that wait only for nodes on their rings
     /// ([`Run::on_rings`]) to their rings ahead of time, where the rings can hold them
@@ -936,16 +747,9 @@ impl State {
     /// nodes meanwhile. Called when `v` was released or completed.
     ///
     /// An early node is pushed to its ring's early entity, with the priority of its class, and
-    // series: until tas-early-slot
-    /// stays out of the ready set: its ring holds one at a time, on a credit of its own, so
-    /// it takes no room that a ready node needs. The set counts it apart from its window, so
-    /// that a gang waits for it.
-    // series: end
-    // series: from tas-early-slot
     /// stays out of the ready set: its ring holds one waiting and one running at a time, on
     /// credits of their own, so it takes no room that a ready node needs. The set counts it
     /// apart from its window, so that a gang waits for it.
-    // series: end
     fn release_early(&mut self, l: u32, v: u32) {
         if self.early.is_empty() {
             return;
@@ -964,9 +768,7 @@ impl State {
             set,
             launches,
             early,
-            // series: from tas-early-retry
             missed,
-            // series: end
             ..
         } = self;
         if early.is_empty() {
@@ -978,26 +780,19 @@ impl State {
         else {
             return;
         };
-        // series: until tas-early-slot
-        // At most one per ring, which holds one early node at a time.
-        // series: end
-        // series: from tas-early-slot
         // At most one per ring, which holds one waiting early node at a time, unless the one
         // pushed started meanwhile and gave the slot back; the loop ends when this is full.
-        // series: end
         let mut released = [0u32; crate::driver::MAX_RINGS as usize];
         let mut n = 0;
         for &w in candidates {
             if n == released.len() {
                 break;
             }
-            // series: from tas-early-retry
             // A node tried again may be of another launch than the one it was missed in, which
             // took the slot of that launch since: whatever it is, it is looked at like any other.
             if w as usize >= slots.len() {
                 continue;
             }
-            // series: end
             // Only where the ring would otherwise run out of ready work: an early node must not
             // take the place of a ready node that the ready set would release before it.
             if is_host(plan, w)
@@ -1021,12 +816,6 @@ impl State {
             else {
                 continue;
             };
-            // series: until tas-early-retry
-            if slot.exec.wait_on_ring(&ring).is_err() {
-                continue;
-            }
-            // series: end
-            // series: from tas-early-retry
             if let Err(no) = slot.exec.wait_on_ring(&ring) {
                 // Tried again when an early node of this file gives the slot back, which one of
                 // another file's does not tell this dispatcher.
@@ -1037,7 +826,6 @@ impl State {
                 }
                 continue;
             }
-            // series: end
             // Cannot fail: the entity is on the ring's scheduler, as the job's own.
             if job.set_entity(entity.clone()).is_err() {
                 slot.exec.cancel_ring_wait();
@@ -1065,8 +853,6 @@ impl State {
             self.release_early(l, w);
         }
     }
-    // series: end
-    // series: from tas-host
 
     /// Releases node `v` of launch `l` to its thread if it is a host node: signals its start
     /// fence, where the thread waits, and watches its deadline. A host node is never reported
@@ -1175,28 +961,16 @@ impl State {
         let delta = Delta::from_nanos(i64::try_from(delta).unwrap_or(i64::MAX));
         self.host_timer = Some((disp.clone().start(delta), deadline));
     }
-    // series: end
 }
 
-// series: until tas-host
-/// The fences of a launch that syncobj signals refer to: those of signalled nodes (by node) and
-/// that of the whole graph.
-// series: end
-// series: from tas-host
 /// The fences of a launch that syncobj signals refer to: those of signalled nodes (by node, or
 /// by `node | ON_START` for a host node's start fence) and that of the whole graph.
-// series: end
 pub(crate) type LaunchFences = (KVec<(u32, UnchainedFence)>, Option<UnchainedFence>);
 
 /// A checked node, ready to become part of a launch.
 pub(crate) struct NodeInit {
-    // series: until tas-host
-    pub(crate) job: Job<'static, NodeJob>,
-    // series: end
-    // series: from tas-host
     /// The job; `None` for a host node.
     pub(crate) job: Option<Job<'static, NodeJob>>,
-    // series: end
     pub(crate) exec: Arc<NodeExec>,
 }
 
@@ -1208,22 +982,6 @@ pub(crate) struct Instance {
 }
 
 impl Dispatcher {
-    // series: until tas-gangs
-    /// Creates the dispatcher of a client of `num_rings` rings, whose work item runs on `wq`.
-    pub(crate) fn new(num_rings: u32, wq: &'static Queue) -> Result<Arc<Self>> {
-    // series: end
-    // series: from tas-gangs
-    // series: until tas-host
-    /// Creates the dispatcher of a client of `num_rings` rings whose gangs `gate` admits, whose
-    /// work item runs on `wq`.
-    pub(crate) fn new(
-        num_rings: u32,
-        gate: &Arc<GangGate>,
-        wq: &'static Queue,
-    ) -> Result<Arc<Self>> {
-    // series: end
-    // series: end
-    // series: from tas-host
     /// Creates the dispatcher of a client of `num_rings` rings whose gangs `gate` admits, whose
     /// work item runs on `wq`, and whose host nodes time out after `host_timeout_ns`.
     pub(crate) fn new(
@@ -1232,7 +990,6 @@ impl Dispatcher {
         wq: &'static Queue,
         host_timeout_ns: u64,
     ) -> Result<Arc<Self>> {
-    // series: end
         // Created for each open file: charged to the opener.
         let flags = client_gfp();
         let mut launches = KVec::with_capacity(MAX_LAUNCHES, flags)?;
@@ -1240,31 +997,18 @@ impl Dispatcher {
             launches.push(LaunchSlot::Free, flags)?;
         }
         let state = State {
-            // series: until tas-host
-            set: ReadySet::new(num_rings, WINDOW, flags)?,
-            // series: end
-            // series: from tas-host
             // The host nodes' ring is the last.
             set: ReadySet::new(num_rings + 1, WINDOW, flags)?,
-            // series: end
             launches,
             closed: false,
             done: 0,
-            // series: from tas-early
             early: KVec::new(),
-            // series: end
-            // series: from tas-early-retry
             missed: [None; crate::driver::MAX_RINGS as usize],
-            // series: end
-            // series: from tas-host
             hosts: [None; MAX_HOSTS],
             host_timeout_ns,
             host_timer: None,
-            // series: end
         };
-        // series: from tas-gangs
         gate.add_client()?;
-        // series: end
         Arc::pin_init(
             pin_init!(Self {
                 state <- new_mutex!(state),
@@ -1272,27 +1016,18 @@ impl Dispatcher {
                 fired: [const { Atomic::new(0) }; MAX_LAUNCHES / FIRED_BITS],
                 work <- new_work!("tas::Dispatcher::work"),
                 wq,
-                // series: from tas-gangs
                 gate: gate.clone(),
-                // series: end
-                // series: from tas-host
                 host_timer <- HrTimer::new(),
-                // series: end
             }),
             flags,
         )
-        // series: from tas-gangs
         .inspect_err(|_| gate.order.lock().remove_client())
-        // series: end
     }
-    // series: from tas-gangs
 
     /// The gang gate of the dispatcher's device.
     pub(crate) fn gate(&self) -> &Arc<GangGate> {
         &self.gate
     }
-    // series: end
-    // series: from tas-early
 
     /// Sets the entities of the nodes released early (see [`State::release_early`]), one per
     /// device ring, on that ring's scheduler.
@@ -1306,7 +1041,6 @@ impl Dispatcher {
         };
         drop(old);
     }
-    // series: end
 
     /// Marks launch `l` as having a fired wait; from a fence callback.
     fn mark_fired(&self, l: u32) {
@@ -1337,9 +1071,7 @@ impl Dispatcher {
                     disp: self.clone(),
                     slot: l as u32,
                     charge: Some(charge),
-                    // series: from tas-host
                     id: 0,
-                    // series: end
                 });
             }
             if self.slot_freed.wait_interruptible(&mut state) {
@@ -1420,14 +1152,9 @@ impl Dispatcher {
             let init = make(v, &tag)?;
             slots.push(
                 Slot {
-                    // series: until tas-host
-                    job: Some(init.job),
-                    // series: end
-                    // series: from tas-host
                     host: init.job.is_none().then_some(Host::Waiting),
                     start: None,
                     job: init.job,
-                    // series: end
                     exec: init.exec,
                     out: None,
                     error: None,
@@ -1446,13 +1173,8 @@ impl Dispatcher {
     /// Starts an instance of `plan` in the launch slot `slot`, with its waits and signals.
     ///
     /// `waits` are the fences the launch waits for, each for one node or (`None`) the whole
-    // series: until tas-host
-    /// graph; `signalled` are the nodes that syncobj signals refer to. Returns their fences
-    // series: end
-    // series: from tas-host
     /// graph; `signalled` are the nodes that syncobj signals refer to (`node | ON_START` for a
     /// host node's start). Returns their fences
-    // series: end
     /// and, if `graph_signalled`, that of the whole graph. The work done here is proportional
     /// to the waits, signals and source nodes, not to the size of the graph. Nothing fails
     /// after the launch is installed; on failure, the slot is given back and the instance
@@ -1469,10 +1191,6 @@ impl Dispatcher {
         // Dropping the reservation gives the slot back if the launch failed.
         let l = slot.slot;
         let charge = slot.charge.take();
-        // series: until tas-host
-        let r = self.start(l, plan, inst, waits, signalled, graph_signalled, charge);
-        // series: end
-        // series: from tas-host
         let r = self.start(
             l,
             slot.id,
@@ -1483,7 +1201,6 @@ impl Dispatcher {
             graph_signalled,
             charge,
         );
-        // series: end
         if r.is_ok() {
             slot.slot = NO_SLOT;
         }
@@ -1494,9 +1211,7 @@ impl Dispatcher {
     fn start(
         self: &Arc<Self>,
         l: u32,
-        // series: from tas-host
         id: u64,
-        // series: end
         plan: Arc<Plan>,
         inst: Instance,
         waits: &[(Option<u32>, ARef<Fence>)],
@@ -1510,17 +1225,6 @@ impl Dispatcher {
             mut run,
         } = inst;
         let mut outs = KVec::with_capacity(signalled.len(), client_gfp())?;
-        // series: until tas-host
-        for &v in signalled {
-            let slot = slots.get_mut(v as usize).ok_or(EINVAL)?;
-            if slot.out.is_none() {
-                let fence = FenceContext::new(c"tas", c"tas-node").new_fence((), client_gfp())?;
-                outs.push((v, fence.unchained()), client_gfp())?;
-                slot.out = Some(fence);
-            }
-        }
-        // series: end
-        // series: from tas-host
         for &key in signalled {
             let slot = slots.get_mut((key & !ON_START) as usize).ok_or(EINVAL)?;
             let (out, name) = if key & ON_START != 0 {
@@ -1534,7 +1238,6 @@ impl Dispatcher {
                 *out = Some(fence);
             }
         }
-        // series: end
         let graph_out = if graph_signalled {
             Some(FenceContext::new(c"tas", c"tas-graph").new_fence((), client_gfp())?)
         } else {
@@ -1577,9 +1280,7 @@ impl Dispatcher {
 
         let launch = KBox::new(
             Launch {
-                // series: from tas-host
                 id,
-                // series: end
                 plan,
                 queued_at: Instant::now(),
                 run,
@@ -1628,16 +1329,6 @@ impl Dispatcher {
     /// Released nodes complete through the scheduler (their entities are dropped next, which
     /// cancels those still queued).
     pub(crate) fn close(self: &Arc<Self>) {
-        // series: until tas-host
-        let launches = {
-            let mut state = self.state.lock();
-            state.closed = true;
-            state.done = 0;
-            state.set.remove_if(|_| true);
-            core::mem::take(&mut state.launches)
-        };
-        // series: end
-        // series: from tas-host
         let (launches, host_timer) = {
             let mut state = self.state.lock();
             state.closed = true;
@@ -1651,17 +1342,12 @@ impl Dispatcher {
         };
         // Cancels the timer; its callback may have queued the work item, which is flushed below.
         drop(host_timer);
-        // series: end
-        // series: from tas-gangs
         // The client's gang waiting in the gate, if any, will not be released any more.
         self.gate.order.lock().withdraw(&Client(self.clone()), wake);
-        // series: end
-        // series: from tas-early
         // Dropped outside of the lock, like the file's other entities, which cancels the early
         // nodes still queued (their completion takes the lock).
         let early = core::mem::take(&mut self.state.lock().early);
         drop(early);
-        // series: end
         for slot in launches {
             let LaunchSlot::Live(mut launch) = slot else {
                 continue;
@@ -1674,7 +1360,6 @@ impl Dispatcher {
                     slot.exec.finish(now_ns(), Some(ESRCH));
                     drop(disarm(job));
                 }
-                // series: from tas-host
                 // A released host node's thread is not waited for.
                 if matches!(slot.host, Some(Host::Waiting | Host::Released)) {
                     slot.exec.finish(now_ns(), Some(ESRCH));
@@ -1682,7 +1367,6 @@ impl Dispatcher {
                 if let Some(start) = slot.start {
                     start.signal_with_error(ESRCH);
                 }
-                // series: end
                 if let Some(out) = slot.out {
                     out.signal_with_error(ESRCH);
                 }
@@ -1693,7 +1377,6 @@ impl Dispatcher {
         }
         self.work.flush();
     }
-    // series: from tas-host
 
     /// Completes released host node `node` of graph `id` with `error`, as its thread reports.
     ///
@@ -1719,5 +1402,4 @@ impl Dispatcher {
         state.release(self);
         Ok(())
     }
-    // series: end
 }

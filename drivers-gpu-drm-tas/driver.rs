@@ -2,56 +2,6 @@
 
 //! The DRM driver of the TAS virtual device.
 
-// series: until tas-graph
-use kernel::{
-    device::DeviceContext,
-    drm::{
-        self,
-        ioctl, //
-    },
-    faux,
-    prelude::*, //
-};
-
-use crate::{
-    file::File,
-    gem::Bo, //
-};
-// series: end
-// series: from tas-graph
-// series: until tas-dispatch
-use kernel::{
-    alloc::Flags,
-    device::DeviceContext,
-    drm::{
-        self,
-        ioctl, //
-    },
-    faux,
-    prelude::*,
-    sync::Arc,
-    workqueue::OwnedQueue, //
-};
-
-// series: until tas-ops
-use crate::{
-    engine::Ring,
-    file::File,
-    gem::Bo, //
-};
-// series: end
-// series: from tas-ops
-use crate::{
-    engine::{
-        Reaper,
-        Ring, //
-    },
-    file::File,
-    gem::Bo, //
-};
-// series: end
-// series: end
-// series: from tas-dispatch
 use kernel::{
     alloc::Flags,
     device::DeviceContext,
@@ -68,17 +18,6 @@ use kernel::{
     }, //
 };
 
-// series: until tas-gangs
-use crate::{
-    engine::{
-        Reaper,
-        Ring, //
-    },
-    file::File,
-    gem::Bo, //
-};
-// series: end
-// series: from tas-gangs
 use crate::{
     dispatch::GangGate,
     engine::{
@@ -88,29 +27,10 @@ use crate::{
     file::File,
     gem::Bo, //
 };
-// series: end
-// series: end
-// series: end
 
 /// Version of the uAPI, reported by `DRM_TAS_PARAM_VERSION`.
-// series: until tas-keep
-pub(crate) const UAPI_VERSION: u64 = 4;
-// series: end
-// series: from tas-keep
-// series: until tas-host
-pub(crate) const UAPI_VERSION: u64 = 5;
-// series: end
-// series: end
-// series: from tas-host
-// series: until tas-bind
-pub(crate) const UAPI_VERSION: u64 = 6;
-// series: end
-// series: end
-// series: from tas-bind
 pub(crate) const UAPI_VERSION: u64 = 7;
-// series: end
 
-// series: from tas-graph
 /// Largest number of rings the virtual engine can have.
 pub(crate) const MAX_RINGS: u32 = 16;
 
@@ -126,24 +46,17 @@ pub(crate) const MAX_WAITS: u64 = 64;
 /// Largest number of syncobj signals in one graph submission.
 pub(crate) const MAX_SIGNALS: u64 = 64;
 
-// series: end
 /// Largest size of a buffer object.
 pub(crate) const MAX_BO_SIZE: u64 = 64 << 20;
 
-// series: from tas-graph
 /// Largest simulated duration of a node.
 pub(crate) const MAX_DURATION_NS: u64 = 10_000_000_000;
 
 /// Largest stride of a user array.
 pub(crate) const MAX_STRIDE: u32 = 4096;
 
-// series: until tas-early-slot
-/// Largest ring depth (credit limit of a ring's scheduler).
-// series: end
-// series: from tas-early-slot
 /// Largest ring depth (credit limit of a ring's scheduler, without the credits of the early
 /// nodes).
-// series: end
 pub(crate) const MAX_RING_DEPTH: u32 = 64;
 
 /// Number of graphs whose results a file keeps for `GRAPH_INFO`.
@@ -157,21 +70,15 @@ pub(crate) const GRAPH_HISTORY_NODES: usize = 65536;
 /// completed); a submission that would exceed it waits.
 pub(crate) const MAX_NODES_IN_FLIGHT: u64 = 65536;
 
-// series: end
-// series: from tas-templates
 /// Largest number of nodes of one file's templates together.
 pub(crate) const MAX_TEMPLATE_NODES: u64 = 65536;
 
-// series: end
-// series: from tas-keep
 /// Largest number of graphs a file keeps until they are read (`DRM_TAS_SUBMIT_KEEP`).
 pub(crate) const MAX_KEPT: usize = 1024;
 
 /// Largest number of nodes of the graphs a file keeps until they are read.
 pub(crate) const MAX_KEPT_NODES: usize = 65536;
 
-// series: end
-// series: from tas-graph
 /// Allocation flags for memory whose amount a client decides (the graphs it submits or keeps):
 /// charged to the client's memory cgroup, and failing with `ENOMEM`, without an OOM kill or a
 /// warning, when the cgroup or the system has no room for it.
@@ -179,21 +86,17 @@ pub(crate) fn client_gfp() -> Flags {
     GFP_KERNEL_ACCOUNT | __GFP_RETRY_MAYFAIL | __GFP_NOWARN
 }
 
-// series: end
-// series: from tas-prepare-later
 /// How long after an ioctl the work items that it leaves to `tas-bg` start (a template's next
 /// instance, the history entries it evicted), in jiffies: after the ioctl has returned, so that
 /// their workers do not compete with the calling thread for the CPU. Two, so that at least one
 /// whole tick passes.
 pub(crate) const BG_DELAY: kernel::time::Jiffies = 2;
 
-// series: end
 pub(crate) struct TasDriver;
 
 /// Convenience type alias for the DRM device type of this driver.
 pub(crate) type TasDevice<Ctx = drm::Normal> = drm::Device<TasDriver, Ctx>;
 
-// series: from tas-graph
 /// Data of the TAS DRM device.
 pub(crate) struct TasData {
     /// Number of rings of the virtual engine, within `1..=MAX_RINGS`.
@@ -202,56 +105,26 @@ pub(crate) struct TasData {
     pub(crate) ring_depth: u32,
     /// Time after which a running node is aborted.
     pub(crate) job_timeout_ms: u32,
-    // series: from tas-host
     /// Time after which a released host node that was not reported completes with `ETIMEDOUT`.
     pub(crate) host_timeout_ms: u32,
-    // series: end
     /// The rings, `num_rings` of them.
     pub(crate) rings: KVec<Arc<Ring>>,
     /// The ring that completes whole graphs; it executes no node.
     pub(crate) graph_ring: Arc<Ring>,
-    // series: from tas-gangs
     /// The admission order of all clients' gangs.
     pub(crate) gate: Arc<GangGate>,
-    // series: end
-    // series: from tas-ops
     /// Releases the buffer mappings of node operations.
     pub(crate) reaper: Arc<Reaper>,
-    // series: end
-    // series: from tas-dispatch
-    // series: until tas-submit-wq
-    /// The workqueue of the work items that signal fences: the rings' and the dispatchers'.
-    // series: end
-    // series: from tas-submit-wq
     /// The workqueue of the work items that signal fences: the rings', their schedulers' and
     /// the dispatchers'.
-    // series: end
     pub(crate) signal_wq: &'static Queue,
-    // series: end
-    // series: from tas-templates
     /// The workqueue of the work items that allocate or wait for fences, off the signalling
     /// path: the templates' and the reaper's.
     pub(crate) bg_wq: &'static Queue,
-    // series: end
-    // series: until tas-dispatch
-    /// Owns the workqueue of the work items that signal fences, the rings'. Dropped after the
-    /// other fields, when it waits for its work items.
-    // series: end
-    // series: from tas-dispatch
     /// Owns `signal_wq`. Dropped after the other fields, when it waits for its work items.
-    // series: end
     pub(crate) _signal_wq_owner: OwnedQueue,
-    // series: from tas-ops
-    // series: until tas-templates
-    /// Owns the workqueue of the work items that allocate or wait for fences, off the
-    /// signalling path: the reaper's. Dropped last: the rings' work items queue the reaper
-    /// on it.
-    // series: end
-    // series: from tas-templates
     /// Owns `bg_wq`. Dropped last: the work items of `signal_wq` queue the reaper.
-    // series: end
     pub(crate) _bg_wq_owner: OwnedQueue,
-    // series: end
 }
 
 impl Drop for TasData {
@@ -272,32 +145,16 @@ impl Drop for TasData {
             // for the work item instead.
             let _waited = waiter.wait();
         }
-        // series: until tas-ops
-        // The fields go next: the graph ring's scheduler is torn down in place, and the
-        // workqueue, last, waits for the rings' work items: no code of the module runs once the
-        // data is gone.
-        // series: end
-        // series: from tas-ops
         // The fields go next: the graph ring's scheduler is torn down in place, and the two
         // workqueues, last, wait for every work item of the driver (those that signal fences,
-        // series: until tas-templates
-        // then the reaper) and for what they queue meanwhile. A node dropped in one of them (the
-        // last reference to a node can be a ring's) hands its buffer mappings to the reaper,
-        // which then still runs: the buffers are all released before the DRM device's memory
-        // manager is taken down, and no code of the module runs once the data is gone.
-        // series: end
-        // series: from tas-templates
         // then the templates and the reaper) and for what they queue meanwhile. A node or
         // template dropped in one of them (the last reference to a node can be a ring's, to a
         // template its work item's) hands its buffer mappings to the reaper, which then still
         // runs: the buffers are all released before the DRM device's memory manager is taken
         // down, and no code of the module runs once the data is gone.
-        // series: end
-        // series: end
     }
 }
 
-// series: end
 const INFO: drm::DriverInfo = drm::DriverInfo {
     major: 0,
     minor: 1,
@@ -308,12 +165,7 @@ const INFO: drm::DriverInfo = drm::DriverInfo {
 
 #[vtable]
 impl drm::Driver for TasDriver {
-    // series: until tas-graph
-    type Data = ();
-    // series: end
-    // series: from tas-graph
     type Data = TasData;
-    // series: end
     type RegistrationData<'a> = ();
     type File = File;
     type Object = Bo;
@@ -321,29 +173,21 @@ impl drm::Driver for TasDriver {
 
     const INFO: drm::DriverInfo = INFO;
     const FEAT_RENDER: bool = true;
-    // series: from tas-graph
     const FEAT_SYNCOBJ: bool = true;
     const FEAT_SYNCOBJ_TIMELINE: bool = true;
-    // series: end
 
     kernel::declare_drm_ioctls! {
         (TAS_GET_PARAM, drm_tas_get_param, ioctl::RENDER_ALLOW, File::get_param),
         (TAS_BO_CREATE, drm_tas_bo_create, ioctl::RENDER_ALLOW, File::bo_create),
         (TAS_BO_MMAP_OFFSET, drm_tas_bo_mmap_offset, ioctl::RENDER_ALLOW, File::bo_mmap_offset),
-        // series: from tas-graph
         (TAS_SUBMIT_GRAPH, drm_tas_submit_graph, ioctl::RENDER_ALLOW, File::submit_graph),
         (TAS_GRAPH_INFO, drm_tas_graph_info, ioctl::RENDER_ALLOW, File::graph_info),
-        // series: end
-        // series: from tas-templates
         (TAS_TEMPLATE_CREATE, drm_tas_template_create, ioctl::RENDER_ALLOW,
             File::template_create),
         (TAS_TEMPLATE_LAUNCH, drm_tas_template_launch, ioctl::RENDER_ALLOW,
             File::template_launch),
         (TAS_TEMPLATE_DESTROY, drm_tas_template_destroy, ioctl::RENDER_ALLOW,
             File::template_destroy),
-        // series: end
-        // series: from tas-host
         (TAS_HOST_DONE, drm_tas_host_done, ioctl::RENDER_ALLOW, File::host_done),
-        // series: end
     }
 }

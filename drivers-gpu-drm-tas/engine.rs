@@ -13,37 +13,20 @@
 //! end ([`Alarm`]): `fsleep()` would let its timer expire up to a quarter of the sleep late (its
 //! slack) and sleeps of more than four ticks to the next tick, which made a 0.5 ms node run
 //! for milliseconds. With `CONFIG_HIGH_RES_TIMERS` a node runs for its duration plus the
-// series: until tas-lead
-//! wake-up of the ring's worker; without, timers expire on the tick.
-// series: end
-// series: from tas-lead
 //! wake-up of the ring's worker; without, timers expire on the tick. The worker's last sleep
 //! before a deadline ends its usual wake-up latency early, and it waits out the rest on the CPU
 //! (at most [`MAX_LEAD_NS`]), so that a node ends on time rather than a wake-up late.
-// series: end
 //!
-// series: from tas-early
 //! A node whose predecessors are all on their rings may come to its ring before they finish (an
 //! early node, see [`NodeExec::wait_on_ring`]), as hardware queues a job behind a semaphore wait:
 //! the ring holds it until the one fence it waits for signals, starts other nodes meanwhile, and
 //! a callback on that fence queues its work item, so the node starts from the completing ring's
-// series: until tas-early-slot
-//! work without the dispatcher or the scheduler in between. A ring holds one early node at a
-//! time, on a credit and a hardware fence context of its own.
-// series: end
-// series: from tas-early-slot
 //! work without the dispatcher or the scheduler in between. A ring holds one waiting early node
 //! at a time (its wait slot, given back when the node starts) and one running, which the
 //! waiting one cannot preempt: each on a credit of its own, on a hardware fence context of the
 //! early nodes.
-// series: end
 //!
-// series: end
 //! Fence signalling critical path: [`NodeJob::run`] and [`NodeJob::timed_out`] only move
-// series: until tas-ops
-//! pre-allocated objects around; the worker signals fences and does not allocate.
-// series: end
-// series: from tas-ops
 //! pre-allocated objects around; the worker signals fences and touches buffers that were mapped
 //! at submit time, and does not allocate. Buffer mappings are released by a [`Reaper`] of their
 //! own, never on that path.
@@ -52,138 +35,7 @@ use core::{
     mem::ManuallyDrop,
     ptr, //
 };
-// series: end
 
-// series: until tas-dispatch
-// series: until tas-ops
-use kernel::{
-    device,
-    dma_fence::{
-        DriverFence,
-        Fence,
-        FenceAllocation,
-        FenceContext,
-        SignallingGuard, //
-    },
-    drm::sched::{
-        JobImpl,
-        RunningJob,
-        Scheduler,
-        SchedulerOptions, //
-    },
-    impl_has_hr_timer, new_condvar, new_spinlock, new_spinlock_irq, new_work,
-    prelude::*,
-    sync::{
-        aref::ARef,
-        atomic::{
-            Acquire,
-            Atomic,
-            Relaxed,
-            Release, //
-        },
-        Arc,
-        ArcBorrow,
-        CondVar,
-        SpinLock,
-        SpinLockIrq, //
-    },
-    time::{
-        hrtimer::{
-            HrTimer,
-            HrTimerCallback,
-            HrTimerCallbackContext,
-            HrTimerPointer,
-            HrTimerRestart,
-            RelativeMode, //
-        },
-        Delta,
-        Instant,
-        Monotonic, //
-    },
-    workqueue::{
-        impl_has_work,
-        Queue,
-        Work,
-        WorkItem, //
-    },
-};
-
-use crate::{
-    driver::client_gfp,
-    file::Charge, //
-};
-// series: end
-// series: from tas-ops
-use kernel::{
-    device,
-    dma_fence::{
-        DriverFence,
-        Fence,
-        FenceAllocation,
-        FenceContext,
-        SignallingGuard, //
-    },
-    drm::{
-        gem::shmem::VMapOwned,
-        sched::{
-            JobImpl,
-            RunningJob,
-            Scheduler,
-            SchedulerOptions, //
-        },
-    },
-    impl_has_hr_timer,
-    list::{
-        List,
-        ListArc,
-        ListLinks, //
-    },
-    new_condvar, new_spinlock, new_spinlock_irq, new_work,
-    prelude::*,
-    sync::{
-        aref::ARef,
-        atomic::{
-            Acquire,
-            Atomic,
-            Relaxed,
-            Release, //
-        },
-        Arc,
-        ArcBorrow,
-        CondVar,
-        SpinLock,
-        SpinLockIrq, //
-    },
-    time::{
-        hrtimer::{
-            HrTimer,
-            HrTimerCallback,
-            HrTimerCallbackContext,
-            HrTimerPointer,
-            HrTimerRestart,
-            RelativeMode, //
-        },
-        Delta,
-        Instant,
-        Monotonic, //
-    },
-    workqueue::{
-        impl_has_work,
-        Queue,
-        Work,
-        WorkItem, //
-    },
-};
-
-use crate::{
-    driver::client_gfp,
-    file::Charge,
-    gem::TasObject, //
-};
-// series: end
-// series: end
-// series: from tas-dispatch
-// series: until tas-gangs
 use kernel::{
     alloc::Flags,
     device,
@@ -191,80 +43,8 @@ use kernel::{
         DriverFence,
         Fence,
         FenceAllocation,
-        FenceContext,
-        SignallingGuard, //
-    },
-    drm::{
-        gem::shmem::VMapOwned,
-        sched::{
-            JobImpl,
-            RunningJob,
-            Scheduler,
-            SchedulerOptions, //
-        },
-    },
-    impl_has_hr_timer,
-    list::{
-        List,
-        ListArc,
-        ListLinks, //
-    },
-    new_condvar, new_spinlock, new_spinlock_irq, new_work,
-    prelude::*,
-    sync::{
-        aref::ARef,
-        atomic::{
-            Acquire,
-            Atomic,
-            Relaxed,
-            Release, //
-        },
-        Arc,
-        ArcBorrow,
-        CondVar,
-        SpinLock,
-        SpinLockIrq, //
-    },
-    time::{
-        hrtimer::{
-            HrTimer,
-            HrTimerCallback,
-            HrTimerCallbackContext,
-            HrTimerPointer,
-            HrTimerRestart,
-            RelativeMode, //
-        },
-        Delta,
-        Instant,
-        Monotonic, //
-    },
-    workqueue::{
-        impl_has_work,
-        Queue,
-        Work,
-        WorkItem, //
-    },
-};
-
-use crate::{
-    dispatch::Done,
-    driver::client_gfp,
-    file::Charge,
-    gem::TasObject, //
-};
-// series: end
-// series: from tas-gangs
-use kernel::{
-    alloc::Flags,
-    device,
-    dma_fence::{
-        DriverFence,
-        Fence,
-        FenceAllocation,
-        // series: from tas-early
         FenceCallback,
         FenceCallbackHandler,
-        // series: end
         FenceContext,
         SignallingGuard, //
     },
@@ -285,9 +65,7 @@ use kernel::{
     },
     new_condvar, new_spinlock, new_spinlock_irq, new_work,
     prelude::*,
-    // series: from tas-lead
     processor::cpu_relax,
-    // series: end
     sync::{
         aref::ARef,
         atomic::{
@@ -334,35 +112,25 @@ use crate::{
     file::Charge,
     gem::TasObject, //
 };
-// series: end
-// series: end
-// series: from tas-early
 
 use core::mem::MaybeUninit;
-// series: end
 
 /// Longest stretch of simulated execution between two checks for an abort.
 pub(crate) const CHUNK_NS: u64 = 1_000_000;
-// series: from tas-lead
 
 /// The most that a ring's worker wakes ahead of a node's deadline, and hence waits on the CPU.
 const MAX_LEAD_NS: u64 = 250_000;
-// series: end
 
-// series: from tas-classes
 /// The number of urgency levels of nodes (0 most urgent).
 ///
 /// A ring lets a more urgent node in between the chunks of a running one, so nodes of different
 /// urgencies complete out of FIFO order. Each level therefore has a hardware fence context of
 /// its own, within which nodes complete in FIFO order.
 pub(crate) const URGENCIES: usize = 3;
-// series: from tas-early-slot
 
 /// [`Ring`]'s `early_running` while no early node runs on the ring.
 const NOT_RUNNING: u32 = u32::MAX;
-// series: end
 
-// series: end
 /// Name of the graph ring, which only completes graphs.
 const GRAPH_RING_NAME: &CStr = c"tas-graph";
 
@@ -399,11 +167,9 @@ struct Alarm {
     expired: SpinLockIrq<bool>,
     #[pin]
     wake: CondVar,
-    // series: from tas-lead
     /// How late the worker ran after its timer expired: a moving average over its sleeps,
     /// each counted up to [`MAX_LEAD_NS`].
     late_ns: Atomic<u64>,
-    // series: end
 }
 
 impl Alarm {
@@ -413,9 +179,7 @@ impl Alarm {
                 timer <- HrTimer::new(),
                 expired <- new_spinlock_irq!(false, "tas::Alarm::expired"),
                 wake <- new_condvar!("tas::Alarm::wake"),
-                // series: from tas-lead
                 late_ns: Atomic::new(0),
-                // series: end
             }),
             GFP_KERNEL,
         )
@@ -425,9 +189,7 @@ impl Alarm {
     /// gives its timer, and without rounding to the tick where high-resolution timers exist.
     fn sleep(self: &Arc<Self>, ns: u64) {
         let delta = Delta::from_nanos(i64::try_from(ns).unwrap_or(i64::MAX));
-        // series: from tas-lead
         let expiry = now_ns().saturating_add(ns);
-        // series: end
         let timer = {
             let mut expired = self.expired.lock();
             *expired = false;
@@ -440,21 +202,17 @@ impl Alarm {
         // Dropping the handle cancels the timer, which has expired: it waits, outside of the
         // lock, for a callback that is still returning.
         drop(timer);
-        // series: from tas-lead
         // Only the ring's work item sleeps, and it never runs twice at once.
         let late = now_ns().saturating_sub(expiry).min(MAX_LEAD_NS);
         let avg = self.late_ns.load(Relaxed);
         self.late_ns.store(avg - avg / 8 + late / 8, Relaxed);
-        // series: end
     }
-    // series: from tas-lead
 
     /// How long before a deadline the worker's last sleep ends, so that it runs about on time:
     /// how late it usually runs after its timer expired.
     fn lead(&self) -> u64 {
         self.late_ns.load(Relaxed)
     }
-    // series: end
 }
 
 impl HrTimerCallback for Alarm {
@@ -480,19 +238,12 @@ pub(crate) fn now_ns() -> u64 {
     u64::try_from(Instant::<Monotonic>::now().as_nanos()).unwrap_or(0)
 }
 
-// series: from tas-ops
 /// A kernel mapping of a buffer, held by the ranges of node operations that use it.
 ///
 /// Unmapping takes the buffer's reservation lock, which may be held while waiting for the fences
-// series: until tas-dispatch
-/// of the rings: the last reference to a node can be dropped where its fence is signalled (the
-/// ring's work item), so a mapping is never released there but handed to the [`Reaper`].
-// series: end
-// series: from tas-dispatch
 /// of the rings: the last reference to a node can be dropped where its fence is signalled (the
 /// ring's work item, the dispatcher's completion of the node), so a mapping is never released
 /// there but handed to the [`Reaper`].
-// series: end
 #[pin_data]
 pub(crate) struct Mapping {
     map: VMapOwned<TasObject>,
@@ -607,37 +358,6 @@ impl BufRange {
         (&self.map.map).as_view().as_ptr().cast::<u8>()
     }
 
-    // series: until tas-bind
-    /// Reads the 32-bit word `index` of the range; a word outside the range reads as zero.
-    fn word(&self, index: usize) -> u32 {
-        if index >= self.words() {
-            return 0;
-        }
-        // SAFETY: `index < size / 4`, so the word is within the range, which is within the
-        // mapping (type invariant). The memory is shared with userspace mappings, so it is read
-        // as an unaligned plain value.
-        unsafe { ptr::read_unaligned(self.base().add(self.offset + index * 4).cast::<u32>()) }
-    }
-
-    /// Writes the 32-bit word `index` of the range; a word outside the range is not written.
-    fn set_word(&self, index: usize, value: u32) {
-        if index >= self.words() {
-            return;
-        }
-        // SAFETY: As in `word()`.
-        unsafe {
-            ptr::write_unaligned(
-                self.base().add(self.offset + index * 4).cast::<u32>(),
-                value,
-            )
-        };
-    }
-
-    fn words(&self) -> usize {
-        self.size / 4
-    }
-    // series: end
-    // series: from tas-bind
     /// The range, for one execution of an operation.
     fn view(&self) -> View<'_> {
         // INVARIANT: The range is within the mapping (type invariant), which lives as long as
@@ -649,7 +369,6 @@ impl BufRange {
             _map: core::marker::PhantomData,
         }
     }
-    // series: end
 }
 
 impl Drop for BufRange {
@@ -660,8 +379,6 @@ impl Drop for BufRange {
     }
 }
 
-// series: end
-// series: from tas-bind
 /// A byte range of a mapped buffer, as one execution of an operation uses it.
 ///
 /// # Invariants
@@ -735,11 +452,9 @@ impl<'a> View<'a> {
     }
 }
 
-// series: end
 /// The operation of a node with its operands, validated at submit time.
 pub(crate) enum Op {
     Nop,
-    // series: from tas-ops
     Fill {
         dst: BufRange,
         value: u32,
@@ -761,46 +476,8 @@ pub(crate) enum Op {
         n: usize,
         k: usize,
     },
-    // series: end
 }
 
-// series: until tas-bind
-impl Op {
-    fn execute(&self) {
-        match self {
-            Op::Nop => {}
-            // series: from tas-ops
-            Op::Fill { dst, value } => (0..dst.words()).for_each(|i| dst.set_word(i, *value)),
-            Op::Copy { dst, src } => {
-                // Submit checks that the sizes match and the ranges do not overlap; the copy does
-                // not rely on either.
-                let len = dst.size.min(src.size);
-                // SAFETY: Both ranges are within their mappings (type invariant of `BufRange`),
-                // and `len` is at most the size of each; `ptr::copy()` allows overlap.
-                unsafe { ptr::copy(src.base().add(src.offset), dst.base().add(dst.offset), len) }
-            }
-            Op::Add { dst, a, b } => {
-                (0..dst.words()).for_each(|i| dst.set_word(i, a.word(i).wrapping_add(b.word(i))))
-            }
-            Op::MatMul { dst, a, b, m, n, k } => {
-                for row in 0..*m {
-                    for col in 0..*n {
-                        let mut acc = 0u32;
-                        for i in 0..*k {
-                            acc = acc.wrapping_add(
-                                a.word(row * k + i).wrapping_mul(b.word(i * n + col)),
-                            );
-                        }
-                        dst.set_word(row * n + col, acc);
-                    }
-                }
-            }
-            // series: end
-        }
-    }
-}
-// series: end
-// series: from tas-bind
 impl Op {
     fn execute(&self) {
         self.execute_in(|_, range| range.view());
@@ -918,47 +595,22 @@ impl LaunchOps {
         }
     }
 }
-// series: end
 
-// series: until tas-templates
-/// The operation of a node.
-// series: end
-// series: from tas-templates
 /// The operation of a node: its own, or one of a template's, shared by all of its launches.
-// series: end
 pub(crate) enum OpRef {
     Own(Op),
-    // series: from tas-templates
-    // series: until tas-bind
-    Shared(Arc<KVVec<Op>>, usize),
-    // series: end
-    // series: from tas-bind
     Shared(Arc<LaunchOps>, usize),
-    // series: end
-    // series: end
 }
 
 impl OpRef {
     fn execute(&self) {
         match self {
-            // series: from tas-templates
-            // series: until tas-bind
-            OpRef::Shared(ops, i) => {
-                if let Some(op) = ops.get(*i) {
-                    op.execute();
-                }
-            }
-            // series: end
-            // series: from tas-bind
             OpRef::Shared(ops, i) => ops.execute(*i),
-            // series: end
-            // series: end
             OpRef::Own(op) => op.execute(),
         }
     }
 }
 
-// series: from tas-gangs
 kernel::declare_trace! {
     /// Emits the `tas_gang_start` trace event (see `tas_trace.h`).
     ///
@@ -967,7 +619,6 @@ kernel::declare_trace! {
     /// None: the event takes integers only.
     unsafe fn tas_gang_start(rings: u64, members: u32, first_ns: u64, skew_ns: u64);
 }
-// series: from tas-node-trace
 
 kernel::declare_trace! {
     /// Emits the `tas_node_start` trace event (see `tas_trace.h`).
@@ -985,7 +636,6 @@ kernel::declare_trace! {
         start_ns: u64,
     );
 }
-// series: end
 
 /// Replaces the value of `a` with `v` as long as `better(v, value)`.
 fn fetch_replace_if(a: &Atomic<u64>, v: u64, better: impl Fn(u64, u64) -> bool) {
@@ -1106,8 +756,6 @@ impl Gang {
     }
 }
 
-// series: end
-// series: from tas-early
 /// Queues a ring's work item when the ring wait of its early node signals.
 pub(crate) struct Kick(Arc<Ring>);
 
@@ -1137,13 +785,8 @@ pub(crate) enum NoRingWait {
     /// (the ring waits on one fence at a time), it is not of the ring, or no room was reserved
     /// for its callback.
     Unable,
-    // series: until tas-early-slot
-    /// Another early node holds the ring's wait slot.
-    // series: end
-    // series: from tas-early-slot
     /// Another early node holds the ring's wait slot, or a less urgent one runs, which the node
     /// would preempt.
-    // series: end
     SlotTaken,
 }
 
@@ -1154,21 +797,15 @@ struct Early {
     _kick: Option<Pin<KBox<FenceCallback<Kick>>>>,
 }
 
-// series: end
 /// What a node needs while it runs, shared by its job, the ring and the graph record.
 #[pin_data]
 pub(crate) struct NodeExec {
     pub(crate) ring: u32,
-    // series: until tas-let-go
-    op: OpRef,
-    // series: end
-    // series: from tas-let-go
     /// The operation, until the ring takes it to run it, or the node's job goes without it
     /// having run: a graph record, which keeps the node until it is read or evicted, does not
     /// keep the operation's buffers with it.
     #[pin]
     op: SpinLock<Option<OpRef>>,
-    // series: end
     duration_ns: u64,
     /// The fences the node waits for, whose errors it inherits.
     ///
@@ -1176,16 +813,11 @@ pub(crate) struct NodeExec {
     /// dependency on an earlier job of the same ring only orders the two (the ring executes in
     /// order). They have all signalled when the node reaches the head of its ring's FIFO, which
     /// is where they are looked at.
-    // series: until tas-let-go
-    deps: KVec<ARef<Fence>>,
-    // series: end
-    // series: from tas-let-go
     ///
     /// Let go of, with `pipe_deps`, once the ring has run or skipped the node, or when its job
     /// goes.
     #[pin]
     deps: SpinLock<KVec<ARef<Fence>>>,
-    // series: end
     /// Set when the scheduler aborted the node (timeout), once its fence has been taken and
     /// signalled with the error: a ring that stops the node because of it finds no fence left to
     /// signal.
@@ -1196,20 +828,15 @@ pub(crate) struct NodeExec {
     pub(crate) queued_ns: Atomic<u64>,
     pub(crate) ready_ns: Atomic<u64>,
     pub(crate) started_ns: Atomic<u64>,
-    // series: from tas-dispatch
     /// Completion time and negative error code, for nodes whose completion the dispatcher
     /// tracks (those dispatched in FIFO mode have their scheduler fence instead).
     pub(crate) finished_ns: Atomic<u64>,
     pub(crate) error: Atomic<i32>,
-    // series: from tas-classes
     /// The urgency of the node's class (0 most urgent); the ring lets a more urgent node in
     /// between the chunks of a running one.
     urgency: u8,
-    // series: end
-    // series: from tas-gangs
     /// The node's gang, if any.
     gang: Option<Arc<Gang>>,
-    // series: end
     /// The dispatcher's completion token: reported by the ring right after the node's fence
     /// has signalled, or when the job is freed if the node never reached the ring.
     #[pin]
@@ -1219,8 +846,6 @@ pub(crate) struct NodeExec {
     /// `deps`. Allocated for all of them when the node is created.
     #[pin]
     pipe_deps: SpinLock<KVec<ARef<Fence>>>,
-    // series: end
-    // series: from tas-early
     /// Set when the dispatcher hands the node to its ring before its predecessors have
     /// finished: the ring holds it until they have (its ring waits, the fences of `pipe_deps`),
     /// and its hardware fence is of the ring's early context.
@@ -1235,67 +860,15 @@ pub(crate) struct NodeExec {
     on_ring_ns: Atomic<u64>,
     /// When the node, a gang member, began to wait at the head of its ring for the others.
     gang_wait_ns: Atomic<u64>,
-    // series: end
-    // series: from tas-ring-clock
     /// The scheduler's finished fence, from the moment the node reaches its ring until the ring
     /// has run or skipped it, or its job goes: the ring's next node starts at its timestamp
     /// (see `Ring::start_time()`).
     #[pin]
     finished_fence: SpinLock<Option<ARef<Fence>>>,
-    // series: end
 }
 
 impl NodeExec {
-    // series: until tas-dispatch
-    /// Creates a node for `ring` that waits for `deps`.
-    pub(crate) fn new(
-        ring: u32,
-        op: OpRef,
-        duration_ns: u64,
-        deps: KVec<ARef<Fence>>,
-    ) -> Result<Arc<Self>> {
-        Arc::pin_init(
-            pin_init!(Self {
-                ring,
-                op,
-                duration_ns,
-                deps,
-                aborted: Atomic::new(false),
-                fence <- new_spinlock!(None),
-                queued_ns: Atomic::new(0),
-                ready_ns: Atomic::new(0),
-                started_ns: Atomic::new(0),
-            }),
-            client_gfp(),
-        )
-    }
-    // series: end
-    // series: from tas-dispatch
     /// Creates a node for `ring`, allocated with `flags`.
-    // series: until tas-classes
-    pub(crate) fn new(
-        ring: u32,
-        op: OpRef,
-        duration_ns: u64,
-        deps: KVec<ARef<Fence>>,
-        pipelined: usize,
-        flags: Flags,
-    ) -> Result<Arc<Self>> {
-    // series: end
-    // series: from tas-classes
-    // series: until tas-gangs
-    pub(crate) fn new(
-        ring: u32,
-        op: OpRef,
-        duration_ns: u64,
-        urgency: u8,
-        deps: KVec<ARef<Fence>>,
-        pipelined: usize,
-        flags: Flags,
-    ) -> Result<Arc<Self>> {
-    // series: end
-    // series: end
-    // series: from tas-gangs
     #[expect(clippy::too_many_arguments)]
     pub(crate) fn new(
         ring: u32,
@@ -1307,29 +880,16 @@ impl NodeExec {
         pipelined: usize,
         flags: Flags,
     ) -> Result<Arc<Self>> {
-    // series: end
-        // series: from tas-classes
         if usize::from(urgency) >= URGENCIES {
             return Err(EINVAL);
         }
-        // series: end
         let pipe_deps = KVec::with_capacity(pipelined, flags)?;
         Arc::pin_init(
             pin_init!(Self {
                 ring,
-                // series: until tas-let-go
-                op,
-                // series: end
-                // series: from tas-let-go
                 op <- new_spinlock!(Some(op)),
-                // series: end
                 duration_ns,
-                // series: until tas-let-go
-                deps,
-                // series: end
-                // series: from tas-let-go
                 deps <- new_spinlock!(deps),
-                // series: end
                 aborted: Atomic::new(false),
                 fence <- new_spinlock!(None),
                 queued_ns: Atomic::new(0),
@@ -1337,37 +897,21 @@ impl NodeExec {
                 started_ns: Atomic::new(0),
                 finished_ns: Atomic::new(0),
                 error: Atomic::new(0),
-                // series: from tas-classes
                 urgency,
-                // series: end
-                // series: from tas-gangs
                 gang,
-                // series: end
                 done <- new_spinlock!(None),
                 pipe_deps <- new_spinlock!(pipe_deps),
-                // series: from tas-early
                 early: Atomic::new(false),
                 early_state <- new_spinlock!(None),
                 kick_room <- new_spinlock!(None),
                 on_ring_ns: Atomic::new(0),
                 gang_wait_ns: Atomic::new(0),
-                // series: end
-                // series: from tas-ring-clock
                 finished_fence <- new_spinlock!(None),
-                // series: end
             }),
             flags,
         )
     }
-    // series: end
 
-    // series: until tas-let-go
-    /// The fences the node waits for.
-    pub(crate) fn deps(&self) -> &[ARef<Fence>] {
-        &self.deps
-    }
-    // series: end
-    // series: from tas-let-go
     /// The `i`-th fence the node waits for; `None` past the last one. Only meaningful before the
     /// node's job is pushed: the node lets go of them once it ran.
     pub(crate) fn dep(&self, i: usize) -> Option<ARef<Fence>> {
@@ -1381,39 +925,21 @@ impl NodeExec {
 
     /// Lets go of the fences the node waited for, once they have been looked at (the ring ran or
     /// skipped the node) or will never be (its job goes). The vectors keep no capacity either.
-    // series: from tas-ring-clock
     /// The node's finished fence goes with them.
-    // series: end
     fn let_go_of_deps(&self) {
         let deps = core::mem::take(&mut *self.deps.lock());
         let pipe_deps = core::mem::take(&mut *self.pipe_deps.lock());
-        // series: until tas-early
-        // Outside of the locks: the last reference to a fence may go with them.
-        drop((deps, pipe_deps));
-        // series: end
-        // series: from tas-early
         // An early node's fence has signalled, or never will be created: its ring's wait slot
         // is free for the next one.
         let early = self.early_state.lock().take();
         let room = self.kick_room.lock().take();
-        // series: until tas-ring-clock
-        // Outside of the locks: the last reference to a fence may go with them, and removing the
-        // callback takes the lock of its fence.
-        drop((deps, pipe_deps, early, room));
-        // series: end
-        // series: from tas-ring-clock
         // The ring has read the finished fence's timestamp, if it ran the node.
         let finished = self.finished_fence.lock().take();
         // Outside of the locks: the last reference to a fence may go with them, and removing the
         // callback takes the lock of its fence.
         drop((deps, pipe_deps, early, room, finished));
-        // series: end
-        // series: end
     }
-    // series: end
 
-    // series: from tas-dispatch
-    // series: from tas-gangs
     /// Cancels the node's gang, if it has one.
     pub(crate) fn cancel_gang(&self) {
         if let Some(gang) = &self.gang {
@@ -1442,9 +968,7 @@ impl NodeExec {
     /// while waiting, see [`NodeJob::timed_out`]).
     fn gang_start(&self) -> Option<Error> {
         let gang = self.gang.as_ref()?;
-        // series: from tas-early
         self.gang_wait_ns.store(now_ns(), Relaxed);
-        // series: end
         if gang.waiting.fetch_add(-1, Full) == 1 {
             gang.go.complete_all();
             gang.leave();
@@ -1456,7 +980,6 @@ impl NodeExec {
         gang.error()
     }
 
-    // series: end
     /// Sets the dispatcher's completion token.
     pub(crate) fn set_done(&self, done: Done) {
         *self.done.lock() = Some(done);
@@ -1497,19 +1020,10 @@ impl NodeExec {
         self.finished_ns.store(ts, Release);
     }
 
-    // series: end
     fn take_fence(&self) -> Option<DriverFence> {
         self.fence.lock().take()
     }
 
-    // series: until tas-dispatch
-    /// The time the last dependency signalled (at least the queue time) and the first error
-    /// among them.
-    fn ready(&self) -> (u64, Option<Error>) {
-        dep_state(&self.deps, self.queued_ns.load(Relaxed))
-    }
-    // series: end
-    // series: from tas-dispatch
     /// The time the last dependency signalled (at least the queue time, and the time the
     /// dispatcher found the node ready) and the first error among them.
     fn ready(&self) -> (u64, Option<Error>) {
@@ -1517,45 +1031,26 @@ impl NodeExec {
             .queued_ns
             .load(Relaxed)
             .max(self.ready_ns.load(Relaxed));
-        // series: until tas-let-go
-        let (ready, error) = dep_state(&self.deps, known);
-        // series: end
-        // series: from tas-let-go
         let (ready, error) = dep_state(&self.deps.lock(), known);
-        // series: end
         let (ready, pipe_error) = dep_state(&self.pipe_deps.lock(), ready);
         (ready, error.or(pipe_error))
     }
-    // series: from tas-classes
 
     /// Whether every dependency has signalled.
     fn deps_signalled(&self) -> bool {
-        // series: until tas-let-go
-        self.deps.iter().all(|d| d.is_signaled())
-        // series: end
-        // series: from tas-let-go
         self.deps.lock().iter().all(|d| d.is_signaled())
-        // series: end
             && self.pipe_deps.lock().iter().all(|d| d.is_signaled())
     }
-    // series: end
 
-    // series: until tas-let-go
-    /// Adds the finished fence of a predecessor released to the ring ahead of the node; fails
-    /// only if more are added than the node was created for.
-    // series: end
-    // series: from tas-let-go
     /// Adds the finished fence of a predecessor released to the ring ahead of the node; fails
     /// only if more are added than the node was created for, or once the node has let go of
     /// its dependencies (it ran, or its job went).
-    // series: end
     pub(crate) fn add_pipe_dep(&self, fence: ARef<Fence>) -> Result {
         self.pipe_deps
             .lock()
             .push_within_capacity(fence)
             .map_err(|_| ENOSPC)
     }
-    // series: from tas-early
 
     /// Reserves the room for the node to wait on its ring (see [`NodeExec::wait_on_ring`]),
     /// allocated with `flags`.
@@ -1591,7 +1086,6 @@ impl NodeExec {
             return Err(NoRingWait::SlotTaken);
         }
         let slot = WaitSlot(ring.clone());
-        // series: from tas-early-slot
         // Nor while a less urgent early node runs, which this one would preempt: the early
         // nodes' fences share one context (and a file's of a class, one entity), so they must end
         // in order.
@@ -1602,7 +1096,6 @@ impl NodeExec {
             *self.kick_room.lock() = Some(room);
             return Err(NoRingWait::SlotTaken);
         }
-        // series: end
         // A fence that signals from here on queues the ring's work item, which looks at the node
         // once its job has been pushed and started; one that signalled before needs no callback.
         let kick = pending.and_then(|fence| {
@@ -1625,13 +1118,9 @@ impl NodeExec {
 
     /// Gives the ring's wait slot back if the node holds it: once its fence has signalled, or
     /// never will be created.
-    // series: from tas-early-retry
     /// Also before the node's completion is reported, as the dispatcher then tries a node that
     /// found the slot taken again.
-    // series: end
-    // series: from tas-early-slot
     /// And when the node starts: it waits no more.
-    // series: end
     fn leave_wait_slot(&self) {
         // Outside of the lock: removing the callback takes the lock of its fence.
         let early = self.early_state.lock().take();
@@ -1654,9 +1143,6 @@ impl NodeExec {
             on_ring
         }
     }
-    // series: end
-    // series: end
-    // series: from tas-ring-clock
 
     /// When the scheduler's finished fence of the node signalled, if it has.
     fn finished_ts(&self) -> Option<u64> {
@@ -1664,7 +1150,6 @@ impl NodeExec {
         let fence = self.finished_fence.lock().clone();
         fence.and_then(|fence| fence.timestamp())
     }
-    // series: end
 }
 
 fn dep_state(deps: &[ARef<Fence>], queued: u64) -> (u64, Option<Error>) {
@@ -1686,80 +1171,37 @@ fn dep_state(deps: &[ARef<Fence>], queued: u64) -> (u64, Option<Error>) {
 pub(crate) struct Ring {
     pub(crate) index: u32,
     pub(crate) sched: Scheduler<NodeJob>,
-    // series: until tas-classes
-    /// The hardware fence context.
-    ctx: FenceContext,
-    // series: end
-    // series: from tas-classes
     /// The hardware fence contexts, one per urgency level (see [`URGENCIES`]).
     ctx: [FenceContext; URGENCIES],
-    // series: end
-    // series: until tas-early
-    /// Nodes started by the scheduler and not finished, in order; at most `depth` of them.
-    // series: end
-    // series: from tas-early
-    // series: until tas-early-slot
-    /// The hardware fence context of the early node (see [`NodeExec::wait_on_ring`]): there is
-    /// at most one at a time, so its fences signal in order whenever the node starts.
-    // series: end
-    // series: from tas-early-slot
     /// The hardware fence context of the early nodes (see [`NodeExec::wait_on_ring`]): one
     /// waits for its fence while the one before it may still run, and cannot preempt it, so
     /// their fences signal in order.
-    // series: end
     early_ctx: FenceContext,
-    // series: until tas-early-slot
-    /// Taken by the early node, if any: the ring waits on one fence at a time, like hardware
-    /// with one semaphore wait per queue.
-    // series: end
-    // series: from tas-early-slot
     /// Taken by the early node that waits, if any, until it starts: the ring waits on one fence
     /// at a time, like hardware with one semaphore wait per queue.
-    // series: end
     wait_slot: Atomic<bool>,
-    // series: from tas-early-slot
     /// The urgency of the early node that runs, or [`NOT_RUNNING`]: set before the node gives
     /// the wait slot back, cleared once its fence has signalled.
     early_running: Atomic<u32>,
-    // series: end
     /// The job timeout (`u64::MAX` for none), which the ring checks itself while the early
     /// node is the scheduler's first job (see [`NodeJob::timed_out`]).
     timeout_ns: u64,
-    // series: from tas-ring-clock
     /// When the ring's last node ended, on the simulated clock (see `start_time()`); written and
     /// read by the work item only.
     free_ns: Atomic<u64>,
-    // series: end
-    // series: until tas-report-after-start
-    /// The node the work item completed last, which its next run reports to the dispatcher.
-    // series: end
-    // series: from tas-report-after-start
     /// The node the work item completed last, which its next run reports to the dispatcher once
     /// it has started the ring's next node, or before it skips that node or finds none (see
     /// `report_last()`).
-    // series: end
     #[pin]
     report_next: SpinLock<Option<Arc<NodeExec>>>,
-    // series: until tas-early-slot
-    /// Nodes started by the scheduler and not finished, in order; at most `depth` of them, and
-    /// the early node.
-    // series: end
-    // series: from tas-early-slot
     /// Nodes started by the scheduler and not finished, in order; at most `depth` of them, and
     /// the early nodes, one waiting and one running.
-    // series: end
-    // series: end
     #[pin]
     fifo: SpinLock<KVec<Arc<NodeExec>>>,
     /// The clock of the nodes' simulated execution, used by the work item only.
     alarm: Arc<Alarm>,
-    // series: until tas-submit-wq
-    /// The device's workqueue of the fence signalling path, which runs the work item.
-    // series: end
-    // series: from tas-submit-wq
     /// The device's workqueue of the fence signalling path, which runs the work item and the
     /// scheduler's.
-    // series: end
     wq: &'static Queue,
     #[pin]
     work: Work<Ring>,
@@ -1807,32 +1249,19 @@ impl Ring {
         depth: u32,
         timeout: Option<Delta>,
     ) -> Result<Arc<Self>> {
-        // series: until tas-early
-        let mut opts = SchedulerOptions::new(dev, name, depth);
-        // series: end
-        // series: from tas-early
-        // series: until tas-early-slot
-        // The early node's credit comes on top: it never takes one that a ready node needs.
-        let depth = depth.checked_add(1).ok_or(EINVAL)?;
-        // series: end
-        // series: from tas-early-slot
         // The early nodes' credits come on top, for the one that waits and the one that may
         // still run: they never take one that a ready node needs.
         let depth = depth.checked_add(2).ok_or(EINVAL)?;
-        // series: end
         let mut opts = SchedulerOptions::new(dev, name, depth);
         let timeout_ns = timeout.map_or(u64::MAX, |t| {
             u64::try_from(t.as_nanos()).unwrap_or(u64::MAX)
         });
-        // series: end
         opts.timeout = timeout;
-        // series: from tas-submit-wq
         // The scheduler's work items share the queue of the rings' work items. A node whose
         // predecessor completes on another ring is pushed from that ring's work item, whose
         // CPU then runs the scheduler's `run_job` and this ring's work item in turn, without
         // waking a thread for either (on a scheduler's own ordered queue, each was a wake-up).
         opts.submit_wq = Some(wq);
-        // series: end
         let sched = Scheduler::new(opts)?;
         let fifo = KVec::with_capacity(depth as usize, GFP_KERNEL)?;
         let alarm = Alarm::new()?;
@@ -1842,24 +1271,13 @@ impl Ring {
                 sched,
                 alarm,
                 wq,
-                // series: until tas-classes
-                ctx: FenceContext::new(c"tas", name),
-                // series: end
-                // series: from tas-classes
                 ctx: core::array::from_fn(|_| FenceContext::new(c"tas", name)),
-                // series: end
-                // series: from tas-early
                 early_ctx: FenceContext::new(c"tas", name),
-                // series: from tas-early-slot
                 early_running: Atomic::new(NOT_RUNNING),
-                // series: end
                 wait_slot: Atomic::new(false),
                 timeout_ns,
-                // series: from tas-ring-clock
                 free_ns: Atomic::new(0),
-                // series: end
                 report_next <- new_spinlock!(None),
-                // series: end
                 fifo <- new_spinlock!(fifo),
                 work <- new_work!("tas::Ring::work"),
             }),
@@ -1867,61 +1285,13 @@ impl Ring {
         )
     }
 
-    // series: until tas-submit-wq
-    /// Executes the nodes on the FIFO until it is empty.
-    fn process(&self) {
-        loop {
-            let Some(node) = self.fifo.lock().first().cloned() else {
-                return;
-            };
-            let (ready, error) = node.ready();
-            node.ready_ns.store(ready, Relaxed);
-            if let Some(error) = error {
-                // series: until tas-gangs
-                // A dependency failed: the node does not run and carries the error on.
-                // series: end
-                // series: from tas-gangs
-                // A dependency failed: the node does not run and carries the error on, and
-                // cancels its gang.
-                node.cancel_gang();
-                // series: end
-                self.skip(&node, error);
-                continue;
-            }
-            // series: until tas-classes
-            self.execute(&node);
-            // series: end
-            // series: from tas-classes
-            // series: from tas-gangs
-            if let Some(error) = node.gang_start() {
-                self.skip(&node, error);
-                continue;
-            }
-            // series: end
-            self.execute(&node, true);
-            // series: end
-        }
-    }
-    // series: end
-    // series: from tas-submit-wq
-    // series: until tas-early
-    /// Executes the node at the head of the FIFO; returns `false` if the FIFO is empty.
-    // series: end
-    // series: from tas-early
     /// Executes the next node of the FIFO; returns `false` if no node can start. That is the
     /// first node that did not come early, or the early node (see [`NodeExec::wait_on_ring`])
     /// once its ring wait has signalled, if that happened before the other node reached the
     /// ring: the early node takes the place it would have had if it had been released when it
     /// became ready, and a ring that is idle then starts it at once. It has a hardware fence
     /// context of its own, so the other nodes still complete in FIFO order.
-    // series: end
     fn process_one(&self) -> bool {
-        // series: until tas-early
-        let Some(node) = self.fifo.lock().first().cloned() else {
-            return false;
-        };
-        // series: end
-        // series: from tas-early
         let next = {
             let fifo = self.fifo.lock();
             let first = fifo.iter().find(|n| !n.is_early());
@@ -1937,27 +1307,22 @@ impl Ring {
         let Some(node) = next else {
             return false;
         };
-        // series: end
         let (ready, error) = node.ready();
         node.ready_ns.store(ready, Relaxed);
         if let Some(error) = error {
             // A dependency failed: the node does not run and carries the error on, and
             // cancels its gang.
             node.cancel_gang();
-            // series: from tas-report-after-start
             // The last completion first, as the node will not start.
             self.report_last();
-            // series: end
             self.skip(&node, error);
             return true;
         }
-        // series: from tas-report-after-start
         // A gang member waits for the rest of its gang before it starts: not with a report held
         // back.
         if node.gang.is_some() {
             self.report_last();
         }
-        // series: end
         if let Some(error) = node.gang_start() {
             self.skip(&node, error);
             return true;
@@ -1965,38 +1330,27 @@ impl Ring {
         self.execute(&node, true);
         true
     }
-    // series: end
 
     /// Completes `node` with `error` without running it.
     fn skip(&self, node: &Arc<NodeExec>, error: Error) {
         self.remove(node);
         if let Some(fence) = node.take_fence() {
             fence.signal_with_error(error);
-            // series: from tas-dispatch
             Self::report(node);
-            // series: end
         }
-        // series: from tas-let-go
         // Looked at when the node reached the head of the FIFO.
         node.let_go_of_deps();
-        // series: end
     }
-    // series: from tas-dispatch
 
     /// Reports the completion of `node`, whose fence this ring signalled, to the dispatcher now
     /// rather than when the scheduler frees its job. If the scheduler has not signalled the
     /// node's finished fence yet, the job's release reports it.
-    // series: from tas-early-retry
     ///
     /// An early node gives its ring's wait slot back first, if it still holds it.
-    // series: end
     fn report(node: &NodeExec) {
-        // series: from tas-early-retry
         node.leave_wait_slot();
-        // series: end
         drop(node.take_ready_done());
     }
-    // series: from tas-report-after-start
 
     /// Reports the node that the work item completed last (`report_next`), if any.
     ///
@@ -2010,110 +1364,47 @@ impl Ring {
             Self::report(&node);
         }
     }
-    // series: end
-    // series: end
 
-    // series: until tas-dispatch
-    /// Lets the simulated duration of `node` pass, then performs its operation and signals
-    /// its fence.
-    fn execute(&self, node: &Arc<NodeExec>) {
-        let start = now_ns();
-        node.started_ns.store(start, Relaxed);
-        // Sleep towards the deadline, not chunk by chunk, so that the wake-up latency of each
-        // chunk does not add up.
-        let deadline = start.saturating_add(node.duration_ns);
-        loop {
-            let now = now_ns();
-            if now >= deadline || node.aborted.load(Acquire) {
-                break;
-            }
-            self.alarm.sleep((deadline - now).min(CHUNK_NS));
-        }
-        // Off the FIFO before the fence signals: the scheduler starts the next node (and pushes
-        // it here) once the fence has returned the node's credit.
-        self.remove(node);
-        let _guard = SignallingGuard::new();
-        // If the timeout handler took the fence, it signalled it with the error.
-        if let Some(fence) = node.take_fence() {
-            node.op.execute();
-            fence.signal();
-        }
-    }
-    // series: end
-    // series: from tas-dispatch
-    // series: until tas-classes
-    /// Lets the simulated duration of `node` pass, then performs its operation and signals
-    /// its fence.
-    fn execute(&self, node: &Arc<NodeExec>) {
-    // series: end
-    // series: from tas-classes
     /// Lets the simulated duration of `node` pass, then performs its operation and signals
     /// its fence. If `preemptible`, a more urgent node that is waiting on the FIFO runs
     /// between two chunks, at most once per chunk of `node`, so that `node` still progresses.
     fn execute(&self, node: &Arc<NodeExec>, preemptible: bool) {
-    // series: end
-        // series: until tas-ring-clock
-        let start = now_ns();
-        // series: end
-        // series: from tas-ring-clock
         // A gang member starts when its gang does, and a preempting node when it preempts.
         let start = if preemptible && node.gang.is_none() {
             self.start_time(node)
         } else {
             now_ns()
         };
-        // series: end
         node.started_ns.store(start, Relaxed);
-        // series: from tas-early-slot
         // An early node waits no more: the next one may take the wait slot, before the report
         // below lets the dispatcher look for one, if it cannot preempt this one.
         if node.is_early() {
             self.early_running.store(u32::from(node.urgency), Release);
             node.leave_wait_slot();
         }
-        // series: end
-        // series: from tas-node-trace
         if tas_node_start_enabled() {
             self.trace_start(node, start);
         }
-        // series: end
-        // series: from tas-gangs
         if let Some(gang) = &node.gang {
             gang.member_started(start);
         }
-        // series: end
-        // series: from tas-report-after-start
         if preemptible {
             self.report_last();
         }
-        // series: end
         // Sleep towards the deadline, not chunk by chunk, so that the wake-up latency of each
         // chunk does not add up.
-        // series: until tas-classes
-        let deadline = start.saturating_add(node.duration_ns);
-        // series: end
-        // series: from tas-classes
         let mut deadline = start.saturating_add(node.duration_ns);
-        // series: end
-        // series: from tas-gangs
         let mut cancelled = None;
-        // series: end
         loop {
             let now = now_ns();
             if now >= deadline || node.aborted.load(Acquire) {
                 break;
             }
-            // series: from tas-gangs
             // Another member of the gang failed.
             cancelled = node.gang_error();
             if cancelled.is_some() {
                 break;
             }
-            // series: end
-            // series: until tas-classes
-            self.alarm.sleep((deadline - now).min(CHUNK_NS));
-            // series: end
-            // series: from tas-classes
             if preemptible {
                 if let Some(urgent) = self.more_urgent(node) {
                     let (ready, error) = urgent.ready();
@@ -2126,13 +1417,6 @@ impl Ring {
                     }
                 }
             }
-            // series: until tas-lead
-            let chunk = (deadline.saturating_sub(now_ns())).min(CHUNK_NS);
-            if chunk > 0 {
-                self.alarm.sleep(chunk);
-            }
-            // series: end
-            // series: from tas-lead
             // The last sleep ends the worker's usual wake-up latency before the deadline, and
             // the rest (at most `MAX_LEAD_NS`) passes on the CPU: the node completes on time
             // rather than a wake-up late.
@@ -2145,29 +1429,15 @@ impl Ring {
                     cpu_relax();
                 }
             }
-            // series: end
-            // series: end
         }
         // Off the FIFO before the fence signals: the scheduler starts the next node (and pushes
         // it here) once the fence has returned the node's credit.
         self.remove(node);
         let signalled = {
             let _guard = SignallingGuard::new();
-            // series: until tas-gangs
-            node.take_fence().map(|fence| {
-                node.op.execute();
-                fence.signal();
-            })
-            // series: end
-            // series: from tas-gangs
             node.take_fence().map(|fence| match cancelled {
                 Some(error) => fence.signal_with_error(error),
                 None => {
-                    // series: until tas-let-go
-                    node.op.execute();
-                    fence.signal();
-                    // series: end
-                    // series: from tas-let-go
                     // The worker holds the node's fence, and the job, which drops the
                     // operation of a node that did not run, is freed only once the fence has
                     // signalled: the operation is still there.
@@ -2179,17 +1449,12 @@ impl Ring {
                     // Only after the signal: the last reference to a template launch's
                     // operations may go with it.
                     drop(op);
-                    // series: end
                 }
             })
-            // series: end
         };
-        // series: from tas-early-slot
         if node.is_early() {
             self.early_running.store(NOT_RUNNING, Release);
         }
-        // series: end
-        // series: from tas-ring-clock
         // The ring is free from the node's end as the scheduler stamped it on its finished fence
         // (which the hardware fence's signal, this one or the timeout handler's, reaches at
         // once). Otherwise from now: the scheduler has not learnt of the end yet (a node that
@@ -2198,24 +1463,11 @@ impl Ring {
         // had its job freed meanwhile.
         self.free_ns
             .store(node.finished_ts().unwrap_or_else(now_ns), Relaxed);
-        // series: end
         // The scheduler's finished fence signals with the hardware fence. If the timeout
         // handler took the fence, the job's release reports the completion.
-        // series: until tas-early
-        if signalled.is_some() {
-            Self::report(node);
-        }
-        // series: end
-        // series: from tas-early
-        // series: until tas-report-after-start
-        // Reported by the work item's next run, which the rings' work items queued by the signal
-        // (see `Kick`) go before: an early node that waited for this one starts first.
-        // series: end
-        // series: from tas-report-after-start
         // Reported by the work item's next run, which the rings' work items queued by the signal
         // (see `Kick`) go before, once it has started the ring's next node: an early node that
         // waited for this one starts first, and so does this ring's next node.
-        // series: end
         if signalled.is_some() {
             if preemptible {
                 let older = self.report_next.lock().replace(node.clone());
@@ -2226,14 +1478,10 @@ impl Ring {
                 Self::report(node);
             }
         }
-        // series: end
-        // series: from tas-let-go
         // Looked at when the node reached the head of the FIFO, or when it went ahead of a less
         // urgent node.
         node.let_go_of_deps();
-        // series: end
     }
-    // series: from tas-ring-clock
 
     /// When the ring starts `node`, the next node of its FIFO, on the simulated clock: the last
     /// of when the node could take its place on the ring (it reached the ring, and for an early
@@ -2251,8 +1499,6 @@ impl Ring {
             .max(self.free_ns.load(Relaxed));
         start.min(now_ns())
     }
-    // series: end
-    // series: from tas-node-trace
 
     /// Emits the `tas_node_start` trace event for `node`, which starts at `start`.
     fn trace_start(&self, node: &NodeExec, start: u64) {
@@ -2275,17 +1521,9 @@ impl Ring {
             )
         };
     }
-    // series: end
-    // series: from tas-classes
 
-    // series: until tas-gangs
-    /// The first node on the FIFO that is more urgent than `node` and whose dependencies are
-    /// done.
-    // series: end
-    // series: from tas-gangs
     /// The first node on the FIFO that is more urgent than `node`, whose dependencies are done
     /// and that is not a gang member: those start with their gang, at the head of their rings.
-    // series: end
     ///
     /// Only the first waiting node of each urgency level may go ahead: the nodes of one level
     /// share a hardware fence context, and complete in FIFO order.
@@ -2294,7 +1532,6 @@ impl Ring {
         let mut seen = [false; URGENCIES];
         for n in fifo.iter() {
             let level = usize::from(n.urgency);
-            // series: from tas-early
             // An early node has a fence context of its own: it neither waits for the nodes of
             // its level nor holds them up.
             if n.is_early() {
@@ -2303,24 +1540,16 @@ impl Ring {
                 }
                 continue;
             }
-            // series: end
             if n.urgency >= node.urgency || seen[level] {
                 continue;
             }
             seen[level] = true;
-            // series: until tas-gangs
-            if n.deps_signalled() {
-            // series: end
-            // series: from tas-gangs
             if n.gang.is_none() && n.deps_signalled() {
-            // series: end
                 return Some(n.clone());
             }
         }
         None
     }
-    // series: end
-    // series: end
 
     fn remove(&self, node: &Arc<NodeExec>) {
         let removed = {
@@ -2328,23 +1557,11 @@ impl Ring {
             let pos = fifo.iter().position(|n| Arc::ptr_eq(n, node));
             pos.and_then(|pos| fifo.remove(pos).ok())
         };
-        // series: until tas-ops
-        // Outside of the lock: if this was the last reference, the node goes with it.
-        // series: end
-        // series: from tas-ops
-        // series: until tas-let-go
-        // Outside of the lock: if this was the last reference, the node's operation goes with it,
-        // which may be `vmalloc`ed and queues its buffer mappings on the device's reaper.
-        // series: end
-        // series: from tas-let-go
         // Outside of the lock: if this was the last reference, the node goes with it (its job,
         // freed before, took its operation and fences).
-        // series: end
-        // series: end
         drop(removed);
     }
 
-    // series: from tas-early
     /// Stops a node of the FIFO that has run, or waited at the head of the ring for its gang,
     /// for the job timeout at `now`, as [`NodeJob::timed_out`] does for the scheduler's first
     /// job, if there is one.
@@ -2365,7 +1582,6 @@ impl Ring {
         }
     }
 
-    // series: end
     /// Takes `node` off the FIFO and signals its fence with `error`, from outside the work item.
     ///
     /// Both happen under the FIFO's lock, which the work item holds to find the next node: it
@@ -2400,16 +1616,10 @@ impl Ring {
         if !self.abort(node, ETIMEDOUT) {
             return;
         }
-        // series: until tas-gangs
-        // The worker stops within a chunk and skips the operation.
-        node.aborted.store(true, Release);
-        // series: end
-        // series: from tas-gangs
         // The worker stops within a chunk and skips the operation; the rest of the gang is
         // cancelled.
         node.aborted.store(true, Release);
         node.cancel_gang();
-        // series: end
     }
 }
 
@@ -2420,37 +1630,20 @@ impl WorkItem for Ring {
         // The work item plays the hardware: everything it does is on the path that signals the
         // nodes' fences, so lockdep checks it as a fence signalling critical section.
         let _guard = SignallingGuard::new();
-        // series: until tas-submit-wq
-        this.process();
-        // series: end
-        // series: from tas-submit-wq
         // One node per run: the work item then queues itself again, behind what was queued on
         // its CPU meanwhile. The rings share the CPU's worker pool with their schedulers' work
         // items, and a worker that does not sleep is not joined by another one, so a ring that
         // completes zero-time nodes back to back would otherwise hold up every dispatch on that
         // CPU until its FIFO is empty.
-        // series: from tas-early
-        // series: until tas-report-after-start
-        let done = this.report_next.lock().take();
-        if let Some(node) = done {
-            Self::report(&node);
-        }
-        // series: end
-        // series: end
-        // series: from tas-report-after-start
         // A run that found a node has reported the last completion (see `report_last()`) and
         // may leave one to report: it queues the next run. One that found none reports here.
-        // series: end
         if this.process_one() {
             let wq = this.wq;
             // Fails only if `run_job` queued the work item again meanwhile, which is as good.
             let _ = wq.enqueue(this);
-        // series: from tas-report-after-start
         } else {
             this.report_last();
-        // series: end
         }
-        // series: end
     }
 }
 
@@ -2461,49 +1654,35 @@ pub(crate) enum NodeJob {
         ring: Arc<Ring>,
         exec: Arc<NodeExec>,
         alloc: Option<FenceAllocation>,
-        // series: until tas-dispatch
-        /// The graph's nodes in its file's budget: given back once the last of them is freed.
-        _charge: Arc<Charge>,
-        // series: end
-        // series: from tas-dispatch
         /// The graph's nodes in its file's budget, for a node of the stock dispatch: given back
         /// once the last of them is freed.
         _charge: Option<Arc<Charge>>,
-        // series: end
     },
     /// The completion of a graph: runs on the graph ring, which executes nothing, once the sink
     /// nodes of the graph (all on other schedulers, so fully waited for) have finished, and
     /// completes with the first error among them.
     Graph { deps: KVec<ARef<Fence>> },
 }
-// series: from tas-dispatch
 
 impl Drop for NodeJob {
     fn drop(&mut self) {
         // A node that never reached the ring (cancelled, or its entity went away) reports its
         // completion when its job is freed.
         if let NodeJob::Node { exec, .. } = self {
-            // series: from tas-gangs
             if exec.started_ns.load(Relaxed) == 0 {
                 // The rest of its gang would wait for it in vain.
                 exec.cancel_gang();
             }
-            // series: end
-            // series: from tas-early-retry
             exec.leave_wait_slot();
-            // series: end
             drop(exec.take_done());
-            // series: from tas-let-go
             // A node that did not run still holds its operation, and one that the ring did not
             // take its dependencies: the node may outlive its job in a graph record, they do
             // not.
             drop(exec.take_op());
             exec.let_go_of_deps();
-            // series: end
         }
     }
 }
-// series: end
 
 impl JobImpl for NodeJob {
     fn run(job: &mut RunningJob<'_, Self>) -> Result<Option<ARef<Fence>>> {
@@ -2516,38 +1695,22 @@ impl JobImpl for NodeJob {
                 ring, exec, alloc, ..
             } => (ring.clone(), exec.clone(), alloc.take()),
         };
-        // series: from tas-dispatch
         // The completion token learns the finished fence before the ring can complete the node.
         let finished = job.finished_fence();
         exec.with_done(|done| done.set_finished(finished));
-        // series: end
-        // series: until tas-classes
-        let fence = ring.ctx.init_fence(alloc.ok_or(EINVAL)?, ());
-        // series: end
-        // series: from tas-classes
-        // series: until tas-early
-        let ctx = ring.ctx.get(usize::from(exec.urgency)).ok_or(EINVAL)?;
-        // series: end
-        // series: from tas-early
         let ctx = if exec.is_early() {
             &ring.early_ctx
         } else {
             ring.ctx.get(usize::from(exec.urgency)).ok_or(EINVAL)?
         };
-        // series: end
         let fence = ctx.init_fence(alloc.ok_or(EINVAL)?, ());
-        // series: end
         let hw = fence.fence().clone();
         *exec.fence.lock() = Some(fence);
-        // series: from tas-early
         exec.on_ring_ns.store(now_ns(), Relaxed);
-        // series: end
-        // series: from tas-ring-clock
         // A job runs once, so there is no earlier fence; none would be dropped under the lock.
         let finished = job.finished_fence();
         let earlier = exec.finished_fence.lock().replace(finished);
         drop(earlier);
-        // series: end
         ring.fifo
             .lock()
             .push_within_capacity(exec)
@@ -2560,16 +1723,13 @@ impl JobImpl for NodeJob {
 
     fn timed_out(job: &mut RunningJob<'_, Self>) {
         if let NodeJob::Node { ring, exec, .. } = &**job {
-            // series: from tas-early
             // The scheduler times out the first job of its pending list, which an early node
             // becomes when it is handed to the ring, long before it starts: it only times out
             // once it has run for a whole timeout itself, and until then the ring stops the
             // nodes that have, which the scheduler does not look at meanwhile. The wait on the
             // ring ends when the predecessor ends, whose own timeout bounds it.
-            // series: from tas-ring-clock
             // The node's time runs from when the ring started it on the simulated clock, which
             // may be a worker's lag before the work item got to it (see `Ring::start_time()`).
-            // series: end
             if exec.is_early() {
                 let started = exec.started_ns.load(Relaxed);
                 let now = now_ns();
@@ -2578,11 +1738,9 @@ impl JobImpl for NodeJob {
                     return;
                 }
             }
-            // series: end
             ring.time_out(exec);
         }
     }
-    // series: from tas-dispatch
 
     fn free(job: &mut RunningJob<'_, Self>) {
         // A node that never ran reports the error of its finished fence (e.g. `ESRCH` for a
@@ -2592,5 +1750,4 @@ impl JobImpl for NodeJob {
             exec.with_done(|done| done.set_finished(finished));
         }
     }
-    // series: end
 }

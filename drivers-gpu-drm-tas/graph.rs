@@ -4,32 +4,16 @@
 //! into the rings' scheduler entities.
 //!
 //! Everything that can fail happens before the first job is pushed: copying and checking the
-// series: until tas-ops
-//! arrays, looking up syncobjs, building the graph's [`Plan`]
-// series: end
-// series: from tas-ops
 //! arrays, looking up buffers and syncobjs, mapping buffers, building the graph's [`Plan`]
-// series: end
-// series: until tas-dispatch
-//! (cycles, a topological order; O(E log E + V)), allocating the jobs and their fences, and
-// series: end
-// series: from tas-dispatch
 //! (cycles, gangs, ranks; O(E log E + V)), allocating the jobs and their hardware fences, and
-// series: end
 //! pre-allocating timeline chain nodes. Then the graph is dispatched and the signal points are
 //! installed, none of which can fail.
 //!
-// series: until tas-dispatch
-//! Every node is pushed into the scheduler entity of its ring at submit, in topological order,
-//! with its predecessors' finished fences as dependencies: the stock dispatch of drm_sched.
-// series: end
-// series: from tas-dispatch
 //! There are two dispatch modes. By default the client's [`Dispatcher`] releases each node into
 //! a scheduler entity of its ring once it is ready, in the order of the client's ready set. With
 //! `DRM_TAS_SUBMIT_FIFO`, the stock dispatch (the baseline of measurements): every node is
 //! pushed into the FIFO entity of its ring at submit, in topological order, with its
 //! predecessors' finished fences as dependencies.
-// series: end
 
 use core::{
     mem::{
@@ -39,179 +23,6 @@ use core::{
     slice,
 };
 
-// series: until tas-dispatch
-// series: until tas-ops
-use kernel::{
-    dma_fence::{
-        Fence,
-        FenceAllocation,
-        FenceChain,
-        FenceContext,
-        UnchainedFence, //
-    },
-    drm::{
-        self,
-        sched::{
-            graph::{
-                Class,
-                NodeDesc,
-                Plan, //
-            },
-            Entity,
-            Job, //
-        },
-        syncobj::{
-            SyncObj,
-            SyncPoint, //
-        },
-    },
-    prelude::*,
-    sync::{
-        aref::ARef,
-        atomic::Relaxed,
-        Arc, //
-    },
-    uaccess::{
-        UserPtr,
-        UserSlice,
-        UserSliceReader, //
-    },
-    uapi,
-};
-
-use crate::{
-    driver::{
-        client_gfp,
-        TasDevice,
-        MAX_DURATION_NS,
-        MAX_EDGES,
-        MAX_NODES,
-        MAX_SIGNALS,
-        MAX_STRIDE,
-        MAX_WAITS, //
-    },
-    engine::{
-        now_ns,
-        NodeExec,
-        NodeJob,
-        Op,
-        OpRef, //
-    },
-    file::{
-        Charge,
-        File, //
-    },
-};
-// series: end
-// series: from tas-ops
-use kernel::{
-    dma_fence::{
-        Fence,
-        FenceAllocation,
-        FenceChain,
-        FenceContext,
-        UnchainedFence, //
-    },
-    drm::{
-        self,
-        gem::BaseObject,
-        sched::{
-            graph::{
-                Class,
-                NodeDesc,
-                Plan, //
-            },
-            Entity,
-            Job, //
-        },
-        syncobj::{
-            SyncObj,
-            SyncPoint, //
-        },
-    },
-    prelude::*,
-    sync::{
-        aref::ARef,
-        atomic::Relaxed,
-        Arc, //
-    },
-    uaccess::{
-        UserPtr,
-        UserSlice,
-        UserSliceReader, //
-    },
-    uapi,
-};
-
-use crate::{
-    driver::{
-        client_gfp,
-        TasDevice,
-        MAX_DURATION_NS,
-        MAX_EDGES,
-        MAX_NODES,
-        MAX_SIGNALS,
-        MAX_STRIDE,
-        MAX_WAITS, //
-    },
-    engine::{
-        now_ns,
-        BufRange,
-        NodeExec,
-        NodeJob,
-        Op,
-        OpRef, //
-    },
-    file::{
-        Charge,
-        File, //
-    },
-    gem::Bo,
-};
-// series: end
-// series: end
-// series: from tas-dispatch
-// series: until tas-classes
-use kernel::{
-    dma_fence::{
-        Fence,
-        FenceAllocation,
-        FenceChain,
-        FenceContext,
-        UnchainedFence, //
-    },
-    drm::{
-        self,
-        gem::BaseObject,
-        sched::{
-            graph::{
-                Class,
-                NodeDesc,
-                Plan, //
-            },
-            Entity,
-            Job, //
-        },
-        syncobj::{
-            SyncObj,
-            SyncPoint, //
-        },
-    },
-    prelude::*,
-    sync::{
-        aref::ARef,
-        atomic::Relaxed,
-        Arc, //
-    },
-    uaccess::{
-        UserPtr,
-        UserSlice,
-        UserSliceReader, //
-    },
-    uapi,
-};
-// series: end
-// series: from tas-classes
 use kernel::{
     cred::{
         self,
@@ -254,51 +65,12 @@ use kernel::{
     },
     uapi,
 };
-// series: end
 
-// series: from tas-host
 use crate::dispatch::{
     is_host,
     ON_START, //
 };
 
-// series: end
-// series: until tas-gangs
-use crate::{
-    dispatch::{
-        Dispatcher,
-        Instance,
-        LaunchFences,
-        NodeInit,
-        Reservation, //
-    },
-    driver::{
-        client_gfp,
-        TasDevice,
-        MAX_DURATION_NS,
-        MAX_EDGES,
-        MAX_NODES,
-        MAX_SIGNALS,
-        MAX_STRIDE,
-        MAX_WAITS, //
-    },
-    engine::{
-        now_ns,
-        BufRange,
-        NodeExec,
-        NodeJob,
-        Op,
-        OpRef,
-        Ring, //
-    },
-    file::{
-        Charge,
-        File, //
-    },
-    gem::Bo,
-};
-// series: end
-// series: from tas-gangs
 use crate::{
     dispatch::{
         Dispatcher,
@@ -333,28 +105,15 @@ use crate::{
     },
     gem::Bo,
 };
-// series: end
-// series: end
 
-// series: from tas-ops
 /// Largest dimension of a `DRM_TAS_OP_MATMUL` matrix.
 const MAX_MATMUL_DIM: u64 = 256;
 
-// series: end
 /// The result of a submitted node, kept for `GRAPH_INFO`.
 pub(crate) struct NodeRecord {
     pub(crate) exec: Arc<NodeExec>,
     /// The node's `drm_tas_node.tag`.
     pub(crate) tag: u64,
-    // series: until tas-dispatch
-    /// The scheduler's finished fence of the node.
-    pub(crate) finished: ARef<Fence>,
-}
-
-/// The scheduler entities of a client: one per ring, and the graph ring's.
-pub(crate) struct Entities<'a> {
-    // series: end
-    // series: from tas-dispatch
     /// The scheduler's finished fence of a node dispatched in FIFO mode.
     pub(crate) finished: Option<ARef<Fence>>,
 }
@@ -362,19 +121,12 @@ pub(crate) struct Entities<'a> {
 /// The scheduler entities of a client: those of the dispatcher, one per ring for the stock
 /// dispatch, and the graph ring's.
 pub(crate) struct Entities<'a> {
-    // series: until tas-classes
-    /// At `ring`.
-    // series: end
-    // series: from tas-classes
     /// At `ring * Class::COUNT + class`.
-    // series: end
     pub(crate) nodes: &'a [Arc<Entity<NodeJob>>],
-    // series: end
     /// At `ring`.
     pub(crate) fifo: &'a [Pin<KBox<Entity<NodeJob>>>],
     pub(crate) graph: &'a Entity<NodeJob>,
 }
-// series: from tas-classes
 
 /// The index of the entity of `ring` and `class`.
 pub(crate) fn entity_index(ring: u32, class: Class) -> usize {
@@ -388,7 +140,6 @@ fn class(node: &uapi::drm_tas_node) -> Class {
         _ => Class::Normal,
     }
 }
-// series: end
 
 /// The nodes of a submitted graph, kept for `GRAPH_INFO`.
 pub(crate) struct GraphRecord {
@@ -469,19 +220,6 @@ fn buf_is_zero(buf: &uapi::drm_tas_buf) -> bool {
     buf.handle == 0 && buf.pad == 0 && buf.offset == 0 && buf.size == 0
 }
 
-// series: until tas-ops
-/// Checks a node and builds its operation.
-fn node_op(node: &uapi::drm_tas_node) -> Result<Op> {
-    let [src0, src1] = &node.src;
-    // The operation uses no buffer range and no immediate operand.
-    let unused = [&node.dst, src0, src1].into_iter().all(buf_is_zero);
-    if node.op != uapi::drm_tas_op_DRM_TAS_OP_NOP || !unused || node.imm != 0 {
-        return Err(EINVAL);
-    }
-    Ok(Op::Nop)
-}
-// series: end
-// series: from tas-ops
 /// Looks up, checks and maps the range `buf` of a node.
 fn buf_range(
     dev: &TasDevice,
@@ -507,9 +245,7 @@ fn node_op(dev: &TasDevice, file: &drm::File<File>, node: &uapi::drm_tas_node) -
     let [src0, src1] = &node.src;
     let used = match node.op {
         uapi::drm_tas_op_DRM_TAS_OP_NOP => 0,
-        // series: from tas-host
         uapi::drm_tas_op_DRM_TAS_OP_HOST => 0,
-        // series: end
         uapi::drm_tas_op_DRM_TAS_OP_FILL => 1,
         uapi::drm_tas_op_DRM_TAS_OP_COPY => 2,
         uapi::drm_tas_op_DRM_TAS_OP_ADD | uapi::drm_tas_op_DRM_TAS_OP_MATMUL => 3,
@@ -531,10 +267,8 @@ fn node_op(dev: &TasDevice, file: &drm::File<File>, node: &uapi::drm_tas_node) -
 
     Ok(match node.op {
         uapi::drm_tas_op_DRM_TAS_OP_NOP => Op::Nop,
-        // series: from tas-host
         // Never run by the engine.
         uapi::drm_tas_op_DRM_TAS_OP_HOST => Op::Nop,
-        // series: end
         uapi::drm_tas_op_DRM_TAS_OP_FILL => {
             if node.dst.size % 4 != 0 {
                 return Err(EINVAL);
@@ -591,30 +325,20 @@ fn node_op(dev: &TasDevice, file: &drm::File<File>, node: &uapi::drm_tas_node) -
         }
     })
 }
-// series: end
 
 /// A checked syncobj wait or signal.
 pub(crate) struct Sync {
     node: Option<usize>,
     syncobj: ARef<SyncObj>,
     point: u64,
-    // series: from tas-host
     /// `DRM_TAS_SYNC_ON_START`: signalled when the (host) node is released.
     on_start: bool,
-    // series: end
 }
 
 fn check_sync(file: &drm::File<File>, s: &uapi::drm_tas_sync, n: usize) -> Result<Sync> {
-    // series: until tas-host
-    if s.flags != 0 || s.pad != 0 {
-        return Err(EINVAL);
-    }
-    // series: end
-    // series: from tas-host
     if s.flags & !uapi::DRM_TAS_SYNC_ON_START != 0 || s.pad != 0 {
         return Err(EINVAL);
     }
-    // series: end
     let node = match s.node {
         uapi::DRM_TAS_NODE_GRAPH => None,
         node if (node as usize) < n => Some(node as usize),
@@ -624,9 +348,7 @@ fn check_sync(file: &drm::File<File>, s: &uapi::drm_tas_sync, n: usize) -> Resul
         node,
         syncobj: SyncObj::lookup(file, s.handle)?,
         point: s.point,
-        // series: from tas-host
         on_start: s.flags & uapi::DRM_TAS_SYNC_ON_START != 0,
-        // series: end
     })
 }
 
@@ -731,7 +453,6 @@ pub(crate) struct CheckedGraph {
     pub(crate) ops: KVVec<Option<Op>>,
     pub(crate) plan: Plan,
 }
-// series: from tas-classes
 
 impl CheckedGraph {
     /// Checks that the caller may use the priority classes of the graph's nodes: the latency
@@ -750,23 +471,13 @@ impl CheckedGraph {
         }
     }
 }
-// series: end
 
-// series: until tas-ops
-/// Copies and checks the nodes and edges of a graph and builds its plan; `blame` says which
-/// node or edge it failed on.
-pub(crate) fn check_graph(
-    dev: &TasDevice,
-    nodes: &uapi::drm_tas_array,
-// series: end
-// series: from tas-ops
 /// Copies and checks the nodes and edges of a graph, looks up and maps its buffers and builds
 /// its plan; `blame` says which node or edge it failed on.
 pub(crate) fn check_graph(
     dev: &TasDevice,
     file: &drm::File<File>,
     nodes: &uapi::drm_tas_array,
-// series: end
     edges: &uapi::drm_tas_array,
     blame: &mut Blame,
 ) -> Result<CheckedGraph> {
@@ -780,54 +491,26 @@ pub(crate) fn check_graph(
     // SAFETY: As above.
     let edges = unsafe { read_array::<uapi::drm_tas_edge>(edges, n_edges) }?;
 
-    // series: until tas-ops
-    // Nodes: cheap checks of all of them first, then their operations.
-    // series: end
-    // series: from tas-ops
     // Nodes: cheap checks of all of them first, then buffers.
-    // series: end
     let at_node = uapi::drm_tas_error_array_DRM_TAS_ERROR_NODES;
     for (v, node) in nodes.iter().enumerate() {
-        // series: until tas-classes
-        if node.ring >= dev.num_rings
-            || node.class != 0
-            || node.gang != 0
-            || node.flags != 0
-            || node.pad != 0
-            || node.duration_ns > MAX_DURATION_NS
-        {
-            return Err(blame.at(at_node, v, EINVAL));
-        }
-        // series: end
-        // series: from tas-classes
         if node.ring >= dev.num_rings
             || node.class > uapi::drm_tas_class_DRM_TAS_CLASS_BATCH
-            // series: until tas-gangs
-            || node.gang != 0
-            // series: end
             || node.flags != 0
             || node.pad != 0
             || node.duration_ns > MAX_DURATION_NS
         {
             return Err(blame.at(at_node, v, EINVAL));
         }
-        // series: end
-        // series: from tas-host
         // A host node runs on no ring, for no simulated time, and alone.
         let host = node.op == uapi::drm_tas_op_DRM_TAS_OP_HOST;
         if host && (node.ring != 0 || node.duration_ns != 0 || node.gang != 0) {
             return Err(blame.at(at_node, v, EINVAL));
         }
-        // series: end
     }
     let mut ops = KVVec::with_capacity(n, client_gfp())?;
     for (v, node) in nodes.iter().enumerate() {
-        // series: until tas-ops
-        let op = node_op(node).map_err(|e| blame.at(at_node, v, e))?;
-        // series: end
-        // series: from tas-ops
         let op = node_op(dev, file, node).map_err(|e| blame.at(at_node, v, e))?;
-        // series: end
         ops.push(Some(op), client_gfp())?;
     }
 
@@ -835,30 +518,14 @@ pub(crate) fn check_graph(
     for node in nodes.iter() {
         descs.push(
             NodeDesc {
-                // series: until tas-host
-                ring: node.ring,
-                // series: end
-                // series: from tas-host
                 // Host nodes have a ring of their own in the plan, after the device's.
                 ring: if node.op == uapi::drm_tas_op_DRM_TAS_OP_HOST {
                     dev.num_rings
                 } else {
                     node.ring
                 },
-                // series: end
-                // series: until tas-classes
-                class: Class::Normal,
-                gang: 0,
-                // series: end
-                // series: from tas-classes
                 class: class(node),
-                // series: until tas-gangs
-                gang: 0,
-                // series: end
-                // series: from tas-gangs
                 gang: node.gang,
-                // series: end
-                // series: end
                 cost: node.duration_ns,
             },
             client_gfp(),
@@ -869,12 +536,7 @@ pub(crate) fn check_graph(
         edge_list.push((e.from, e.to), client_gfp())?;
     }
     let at_edge = uapi::drm_tas_error_array_DRM_TAS_ERROR_EDGES;
-    // series: until tas-host
-    let plan = Plan::new(&descs, &edge_list, dev.num_rings, client_gfp())
-    // series: end
-    // series: from tas-host
     let plan = Plan::new(&descs, &edge_list, dev.num_rings + 1, client_gfp())
-    // series: end
         .map_err(|e| edge_fault(n, &edge_list, e).map_or(e, |i| blame.at(at_edge, i, e)))?;
     Ok(CheckedGraph { nodes, ops, plan })
 }
@@ -887,18 +549,6 @@ pub(crate) struct CheckedSyncs {
     pub(crate) signals: KVec<(Sync, Option<FenceChain>)>,
 }
 
-// series: until tas-host
-/// Copies and checks the waits and signals of a launch of a graph of `n` nodes; `blame` says
-/// which wait or signal it failed on.
-pub(crate) fn check_syncs(
-    file: &drm::File<File>,
-    waits: &uapi::drm_tas_array,
-    signals: &uapi::drm_tas_array,
-    n: usize,
-    blame: &mut Blame,
-) -> Result<CheckedSyncs> {
-// series: end
-// series: from tas-host
 /// Copies and checks the waits and signals of a launch of `plan`; `blame` says which wait or
 /// signal it failed on.
 pub(crate) fn check_syncs(
@@ -909,7 +559,6 @@ pub(crate) fn check_syncs(
     blame: &mut Blame,
 ) -> Result<CheckedSyncs> {
     let n = plan.len();
-// series: end
     let n_waits = check_array::<uapi::drm_tas_sync>(waits, MAX_WAITS)?;
     let n_signals = check_array::<uapi::drm_tas_sync>(signals, MAX_SIGNALS)?;
     // SAFETY: The uAPI structures are plain integers.
@@ -922,11 +571,9 @@ pub(crate) fn check_syncs(
     let mut wait_fences = KVec::with_capacity(n_waits, client_gfp())?;
     for (i, w) in waits.iter().enumerate() {
         let w = check_sync(file, w, n).map_err(|e| blame.at(at_wait, i, e))?;
-        // series: from tas-host
         if w.on_start {
             return Err(blame.at(at_wait, i, EINVAL));
         }
-        // series: end
         match w.syncobj.fence_at(w.point) {
             Ok(SyncPoint::Submitted(fence)) => wait_fences.push((w.node, fence), client_gfp())?,
             Ok(SyncPoint::NotSubmitted) => return Err(blame.at(at_wait, i, EINVAL)),
@@ -942,11 +589,9 @@ pub(crate) fn check_syncs(
         if s.point != 0 && s.point <= s.syncobj.last_point() {
             return Err(blame.at(at_signal, i, EINVAL));
         }
-        // series: from tas-host
         if s.on_start && !s.node.is_some_and(|v| is_host(plan, v as u32)) {
             return Err(blame.at(at_signal, i, EINVAL));
         }
-        // series: end
         // Points of one syncobj are signalled in increasing order, each once.
         let misordered = sigs.iter().any(|(o, _): &(Sync, Option<FenceChain>)| {
             core::ptr::eq(&*o.syncobj, &*s.syncobj) && (s.point == 0 || o.point >= s.point)
@@ -967,7 +612,6 @@ pub(crate) fn check_syncs(
     })
 }
 
-// series: from tas-bind
 /// Copies and checks the binds of a template launch, and looks up and maps their buffers;
 /// `extents` are the extents of the template's slots. `blame` says which bind it failed on.
 pub(crate) fn check_binds(
@@ -1013,7 +657,6 @@ pub(crate) fn check_binds(
     crate::engine::Binds::new(list).map(Some)
 }
 
-// series: end
 /// Installs the signal points of a launch; cannot fail.
 pub(crate) fn install_signals(
     sigs: KVec<(Sync, Option<FenceChain>)>,
@@ -1022,13 +665,6 @@ pub(crate) fn install_signals(
 ) {
     for (s, chain) in sigs {
         let fence = match (s.node, graph_fence) {
-            // series: until tas-host
-            (Some(v), _) => match node_fences.iter().find(|(n, _)| *n as usize == v) {
-                Some((_, fence)) => fence,
-                None => continue,
-            },
-            // series: end
-            // series: from tas-host
             (Some(v), _) => {
                 let key = v as u32 | if s.on_start { ON_START } else { 0 };
                 match node_fences.iter().find(|(k, _)| *k == key) {
@@ -1036,7 +672,6 @@ pub(crate) fn install_signals(
                     None => continue,
                 }
             }
-            // series: end
             (None, Some(fence)) => fence,
             (None, None) => continue,
         };
@@ -1047,43 +682,6 @@ pub(crate) fn install_signals(
     }
 }
 
-// series: until tas-dispatch
-/// Validates and dispatches a graph, whose jobs hold `charge`; returns its record. `blame` says
-/// which element of the graph's arrays it failed on.
-pub(crate) fn submit(
-    dev: &TasDevice,
-    file: &drm::File<File>,
-    entities: &Entities<'_>,
-    args: &uapi::drm_tas_submit_graph,
-    charge: Arc<Charge>,
-    blame: &mut Blame,
-) -> Result<GraphRecord> {
-    if args.extensions != 0 || args.flags != 0 || args.pad != 0 {
-        return Err(EINVAL);
-    }
-    // series: until tas-ops
-    let graph = check_graph(dev, &args.nodes, &args.edges, blame)?;
-    // series: end
-    // series: from tas-ops
-    let graph = check_graph(dev, file, &args.nodes, &args.edges, blame)?;
-    // series: end
-    let syncs = check_syncs(file, &args.waits, &args.signals, graph.nodes.len(), blame)?;
-    let (record, node_fences, graph_fence) = push_fifo(dev, entities, graph, &syncs, charge)?;
-    // Point of no return: nothing below fails.
-    install_signals(syncs.signals, &node_fences, graph_fence.as_ref());
-    Ok(record)
-}
-
-/// The record of a dispatched graph, the fences of its nodes that signals refer to, and the
-/// fence of the whole graph if a signal refers to it.
-type Dispatched = (
-    GraphRecord,
-    KVec<(u32, UnchainedFence)>,
-    Option<UnchainedFence>,
-);
-
-// series: end
-// series: from tas-dispatch
 /// Validates and dispatches a graph, in the dispatcher's launch slot `slot` or, without one,
 /// with the stock dispatch (`DRM_TAS_SUBMIT_FIFO`), whose jobs hold `charge`; returns its
 /// record. `blame` says which element of the graph's arrays it failed on.
@@ -1098,28 +696,15 @@ pub(crate) fn submit(
     charge: Option<Arc<Charge>>,
     blame: &mut Blame,
 ) -> Result<GraphRecord> {
-    // series: until tas-keep
-    if args.extensions != 0 || args.flags & !uapi::DRM_TAS_SUBMIT_FIFO != 0 || args.pad != 0 {
-        return Err(EINVAL);
-    }
-    // series: end
-    // series: from tas-keep
     let flags = uapi::DRM_TAS_SUBMIT_FIFO | uapi::DRM_TAS_SUBMIT_KEEP;
     if args.extensions != 0 || args.flags & !flags != 0 || args.pad != 0 {
         return Err(EINVAL);
     }
-    // series: end
     let graph = check_graph(dev, file, &args.nodes, &args.edges, blame)?;
-    // series: from tas-classes
     // The stock dispatch ignores the classes.
     if slot.is_some() {
         graph.check_classes(blame)?;
     }
-    // series: end
-    // series: until tas-host
-    let syncs = check_syncs(file, &args.waits, &args.signals, graph.nodes.len(), blame)?;
-    // series: end
-    // series: from tas-host
     // The stock dispatch has no release step to hand a host node to its thread.
     let host = (0..graph.plan.len() as u32).find(|&v| is_host(&graph.plan, v));
     if let (None, Some(v)) = (&slot, host) {
@@ -1127,7 +712,6 @@ pub(crate) fn submit(
         return Err(blame.at(at_node, v as usize, EINVAL));
     }
     let syncs = check_syncs(file, &args.waits, &args.signals, &graph.plan, blame)?;
-    // series: end
     let (record, node_fences, graph_fence) = match slot {
         None => push_fifo(dev, entities, graph, &syncs, charge.ok_or(EINVAL)?)?,
         Some(slot) => dispatch(dev, entities, disp, graph, &syncs, slot)?,
@@ -1158,7 +742,6 @@ pub(crate) fn instance(
         queued_ns: 0,
         nodes: KVVec::with_capacity(nodes.len(), client_gfp())?,
     };
-    // series: from tas-gangs
     // The start barriers of the gangs of this launch.
     let mut gangs = KVVec::with_capacity(plan.num_gangs(), client_gfp())?;
     for g in 0..plan.num_gangs() as u32 {
@@ -1168,27 +751,17 @@ pub(crate) fn instance(
             client_gfp(),
         )?;
     }
-    // series: end
     let inst = disp.instance(plan, |v, launch| {
         let node = nodes.get(v as usize).ok_or(EINVAL)?;
-        // series: from tas-classes
         let class = class(node);
-        // series: end
-        // series: from tas-gangs
         let gang = match plan.gang_of(v) {
             Some(g) => Some(gangs.get(g as usize).ok_or(EINVAL)?.clone()),
             None => None,
         };
-        // series: end
-        // series: from tas-host
         if is_host(plan, v) {
             // No job: the dispatcher hands the node to a thread, which reports its completion.
             let exec = NodeExec::new(
                 plan.ring(v),
-                // series: until tas-let-go
-                op(v as usize)?,
-                // series: end
-                // series: from tas-let-go
                 // A host node runs no operation, and one of a template's would keep the launch's
                 // bound buffers for as long as a record keeps the node. It is asked for all the
                 // same: a caller that stops a build (a retired template) is asked at every node.
@@ -1196,7 +769,6 @@ pub(crate) fn instance(
                     drop(op(v as usize)?);
                     OpRef::Own(Op::Nop)
                 },
-                // series: end
                 0,
                 class as u8,
                 None,
@@ -1214,34 +786,22 @@ pub(crate) fn instance(
                 .map_err(|_| ENOMEM)?;
             return Ok(NodeInit { job: None, exec });
         }
-        // series: end
         let exec = NodeExec::new(
             node.ring,
             op(v as usize)?,
             node.duration_ns,
-            // series: from tas-classes
             class as u8,
-            // series: end
-            // series: from tas-gangs
             gang,
-            // series: end
             KVec::new(),
-            // series: until tas-early
-            plan.pipelined_preds(v) as usize,
-            // series: end
-            // series: from tas-early
             // The dispatcher adds the finished fence of each predecessor it releases.
             plan.indegree(v) as usize,
-            // series: end
             client_gfp(),
         )?;
-        // series: from tas-early
         // A node that may go to its ring before its predecessors finish: one with predecessors,
         // outside of gangs (see `Run::on_rings()`).
         if plan.indegree(v) > 0 && plan.gang_of(v).is_none() {
             exec.reserve_ring_wait(client_gfp())?;
         }
-        // series: end
         let data = NodeJob::Node {
             ring: rings.get(node.ring as usize).ok_or(EINVAL)?.clone(),
             exec: exec.clone(),
@@ -1249,20 +809,10 @@ pub(crate) fn instance(
             // The launch holds the charge of the dispatcher's nodes.
             _charge: None,
         };
-        // series: until tas-classes
-        let entity = entities[node.ring as usize].clone();
-        // series: end
-        // series: from tas-classes
-        // series: until tas-gangs
-        let entity = entities[entity_index(node.ring, class)].clone();
-        // series: end
-        // series: end
-        // series: from tas-gangs
         // A gang member with its gang's class, so that no less urgent work of other clients
         // holds it up while it holds its rings (see `Plan::gang_class()`).
         let pushed_as = plan.gang_of(v).map_or(class, |g| plan.gang_class(g));
         let entity = entities[entity_index(node.ring, pushed_as)].clone();
-        // series: end
         record
             .nodes
             .push_within_capacity(NodeRecord {
@@ -1278,15 +828,10 @@ pub(crate) fn instance(
         // nothing can fail any more. Set earlier, a failed allocation leaked the node and the
         // buffers of its operation.
         exec.set_done(disp.done(launch, v, exec.clone()));
-        // series: until tas-host
-        Ok(NodeInit { job, exec })
-        // series: end
-        // series: from tas-host
         Ok(NodeInit {
             job: Some(job),
             exec,
         })
-        // series: end
     })?;
     Ok((inst, record))
 }
@@ -1307,13 +852,8 @@ pub(crate) fn launch(
     let mut signalled = KVec::with_capacity(sigs.len(), client_gfp())?;
     for (s, _) in sigs.iter() {
         if let Some(v) = s.node {
-            // series: until tas-host
-            signalled.push(v as u32, client_gfp())?;
-            // series: end
-            // series: from tas-host
             let key = v as u32 | if s.on_start { ON_START } else { 0 };
             signalled.push(key, client_gfp())?;
-            // series: end
         }
     }
     let graph_signal = sigs.iter().any(|(s, _)| s.node.is_none());
@@ -1345,7 +885,6 @@ fn dispatch(
     Ok((record, node_fences, graph_fence))
 }
 
-// series: end
 /// The stock dispatch: pushes every node into the FIFO entity of its ring now.
 fn push_fifo(
     dev: &TasDevice,
@@ -1395,30 +934,14 @@ fn push_fifo(
             }
         }
         let op = ops[v].take().ok_or(EINVAL)?;
-        // series: until tas-dispatch
-        let exec = NodeExec::new(nodes[v].ring, OpRef::Own(op), nodes[v].duration_ns, deps)?;
-        let data = NodeJob::Node {
-            ring: dev.rings[ring].clone(),
-            exec: exec.clone(),
-            alloc: Some(FenceAllocation::new(client_gfp())?),
-            _charge: charge.clone(),
-        };
-        // series: end
-        // series: from tas-dispatch
-        // series: from tas-classes
         // The baseline: every node of the normal class, so no preemption either.
         let urgency = Class::Normal as u8;
-        // series: end
         let exec = NodeExec::new(
             nodes[v].ring,
             OpRef::Own(op),
             nodes[v].duration_ns,
-            // series: from tas-classes
             urgency,
-            // series: end
-            // series: from tas-gangs
             None,
-            // series: end
             deps,
             0,
             client_gfp(),
@@ -1431,21 +954,13 @@ fn push_fifo(
         };
         // Not the dispatcher's entity of the ring: a job that waits there would hold up the
         // ready nodes the dispatcher queues behind it, maybe the very one it waits for.
-        // series: end
         let entity = &*entities.fifo[ring];
         let mut job = Job::new(entity, 1, data, client_gfp())?;
         job.set_tag(nodes[v].tag);
-        // series: until tas-let-go
-        for dep in exec.deps() {
-            job.add_dependency(dep.clone())?;
-        }
-        // series: end
-        // series: from tas-let-go
         // One at a time: adding a dependency allocates, so not under the node's lock.
         for dep in (0..).map_while(|i| exec.dep(i)) {
             job.add_dependency(dep)?;
         }
-        // series: end
         let fence = job.push().finished;
         for &w in plan.succ(v as u32) {
             pred_fences[w as usize].push((v as u32, fence.clone()), client_gfp())?;
@@ -1487,12 +1002,7 @@ fn push_fifo(
             NodeRecord {
                 exec: execs[v].clone().ok_or(EINVAL)?,
                 tag: nodes[v].tag,
-                // series: until tas-dispatch
-                finished: finished[v].clone().ok_or(EINVAL)?,
-                // series: end
-                // series: from tas-dispatch
                 finished: Some(finished[v].clone().ok_or(EINVAL)?),
-                // series: end
             },
             client_gfp(),
         )?;

@@ -8,17 +8,6 @@
 
 use core::ptr;
 
-// series: until tas-graph
-use kernel::{
-    device::Bound,
-    drm,
-    faux,
-    prelude::*, //
-};
-
-use crate::driver::TasDriver;
-// series: end
-// series: from tas-graph
 use kernel::{
     device::{
         self,
@@ -35,34 +24,6 @@ use kernel::{
     }, //
 };
 
-// series: until tas-gangs
-// series: until tas-ops
-use crate::{
-    driver::{
-        TasData,
-        TasDriver,
-        MAX_RINGS,
-        MAX_RING_DEPTH, //
-    },
-    engine::Ring,
-};
-// series: end
-// series: from tas-ops
-use crate::{
-    driver::{
-        TasData,
-        TasDriver,
-        MAX_RINGS,
-        MAX_RING_DEPTH, //
-    },
-    engine::{
-        Reaper,
-        Ring, //
-    },
-};
-// series: end
-// series: end
-// series: from tas-gangs
 use crate::{
     dispatch::GangGate,
     driver::{
@@ -76,24 +37,14 @@ use crate::{
         Ring, //
     },
 };
-// series: end
-// series: end
 
-// series: from tas-dispatch
 mod dispatch;
-// series: end
 mod driver;
-// series: from tas-graph
 mod engine;
-// series: end
 mod file;
 mod gem;
-// series: from tas-graph
 mod graph;
-// series: end
-// series: from tas-templates
 mod template;
-// series: end
 
 module! {
     type: TasModule,
@@ -101,7 +52,6 @@ module! {
     authors: ["TAS Developers"],
     description: "Virtual DRM driver for whole-graph GPU submission",
     license: "GPL",
-    // series: from tas-graph
     params: {
         num_rings: u32 {
             default: 4,
@@ -115,14 +65,11 @@ module! {
             default: 1000,
             description: "Running time after which a node fails (10-60000 ms, default 1000)",
         },
-        // series: from tas-host
         host_timeout_ms: u32 {
             default: 10000,
             description: "Time a released host node may take (10-600000 ms, default 10000)",
         },
-        // series: end
     },
-    // series: end
 }
 
 struct TasModule {
@@ -134,7 +81,6 @@ struct TasModule {
 
 impl kernel::Module for TasModule {
     fn init(_module: &'static ThisModule) -> Result<Self> {
-        // series: from tas-graph
         let num_rings = module_parameters::num_rings.value();
         if !(1..=MAX_RINGS).contains(&num_rings) {
             pr_err!("num_rings must be between 1 and {MAX_RINGS}, not {num_rings}\n");
@@ -151,14 +97,11 @@ impl kernel::Module for TasModule {
             pr_err!("job_timeout_ms must be between 10 and 60000, not {job_timeout_ms}\n");
             return Err(EINVAL);
         }
-        // series: from tas-host
         let host_timeout_ms = module_parameters::host_timeout_ms.value();
         if !(10..=600_000).contains(&host_timeout_ms) {
             pr_err!("host_timeout_ms must be between 10 and 600000, not {host_timeout_ms}\n");
             return Err(EINVAL);
         }
-        // series: end
-        // series: end
         let faux = faux::Registration::new(c"tas", None)?;
 
         // SAFETY: `faux.as_ref()` points to the `struct faux_device` allocated by the faux bus,
@@ -168,44 +111,14 @@ impl kernel::Module for TasModule {
         // declared before `_faux` and hence dropped first; neither is ever forgotten.
         let fdev: &'static faux::Device<Bound> = unsafe { &*ptr::from_ref(faux.as_ref()) };
 
-        // series: from tas-graph
-        // series: until tas-ops
-        // The rings' work items, on a queue of the driver's own: dropping it waits for all of
-        // them, which the system workqueues cannot do. They signal fences, which memory reclaim
-        // may wait for, so the queue has a rescuer. It is per CPU, as `system_long_wq` was.
-        let signal_wq_owner = OwnedQueue::new(
-            c"tas-signal",
-            QueueFlags::PERCPU | QueueFlags::MEM_RECLAIM,
-            0,
-        )?;
-        // SAFETY: The owner dereferences to its C workqueue, not into the owner itself, so moving
-        // the owner into the device data below does not invalidate the reference. The workqueue
-        // is destroyed when the device data is dropped, as its last field, once the rings'
-        // schedulers are torn down (see `TasData::drop`). Only the rings use the reference, and
-        // they queue work only while a job of the driver is alive: the jobs are gone before the
-        // teardowns end, and `destroy_workqueue()` lets the work items of its queue, with what
-        // they queue on it, finish first.
-        let signal_wq: &'static Queue = unsafe { &*ptr::from_ref::<Queue>(&*signal_wq_owner) };
-        // series: end
-        // series: from tas-ops
         // The driver's work items, on queues of its own: dropping them waits for all of them,
         // which the system workqueues cannot do. The work items that signal fences, which memory
         // reclaim may wait for, have a queue with a rescuer, which nothing that allocates or
-        // series: until tas-templates
-        // waits for a fence may hold up, so the reaper's work items have the other queue.
-        // series: end
-        // series: from tas-templates
         // waits for a fence may hold up, so the templates' and the reaper's work items have the
         // other queue.
-        // series: end
-        // series: until tas-gangs
-        // The first is per CPU, as `system_long_wq` was.
-        // series: end
-        // series: from tas-gangs
         // The first is per CPU, as `system_long_wq` was: on an unbound queue, the members of a
         // gang, released together, started up to 1.4 ms apart at p99 (`make bench`), against
         // 0.2 ms on a per-CPU one.
-        // series: end
         let signal_wq_owner = OwnedQueue::new(
             c"tas-signal",
             QueueFlags::PERCPU | QueueFlags::MEM_RECLAIM,
@@ -220,29 +133,21 @@ impl kernel::Module for TasModule {
         // driver is alive: the clients are gone before the device data is dropped and the jobs
         // before the teardowns end; `destroy_workqueue()` lets the work items of its queue, with
         // what they queue on it, finish first, and the work items of `signal_wq` (which queue
-        // series: until tas-submit-wq
-        // the reaper on `bg_wq`) are all done before `bg_wq` goes.
-        // series: end
-        // series: from tas-submit-wq
         // the reaper on `bg_wq`) are all done before `bg_wq` goes. The rings' schedulers run
         // their work items on `signal_wq` too and are torn down before it goes:
         // `TasData::drop` waits for their teardowns, and never runs in one of their work items:
         // the last reference to the DRM device is the registration's, dropped at module exit
         // (open files and exported buffers keep the module loaded), and no job holds one.
-        // series: end
-        // series: from tas-prepare-later
         // Work items queued with a delay on `bg_wq` (a template's, an evicted history entry's)
         // are not on the queue while their timer is pending, and `destroy_workqueue()` does not
         // wait for them: a client's close flushes its templates' and waits for its evicted
         // entries', so no timer is left once the clients are gone.
-        // series: end
         let (signal_wq, bg_wq): (&'static Queue, &'static Queue) = unsafe {
             (
                 &*ptr::from_ref::<Queue>(&*signal_wq_owner),
                 &*ptr::from_ref::<Queue>(&*bg_wq_owner),
             )
         };
-        // series: end
 
         // The rings' schedulers name the device in messages and trace events and hold a
         // reference to it.
@@ -255,55 +160,32 @@ impl kernel::Module for TasModule {
         }
         let graph_ring = Ring::new_graph(dev, signal_wq, num_rings)?;
 
-        // series: end
-        // series: until tas-graph
-        let drm = drm::UnregisteredDevice::<TasDriver>::new(fdev, Ok(()))?;
-        // series: end
-        // series: from tas-graph
         let drm = drm::UnregisteredDevice::<TasDriver>::new(
             fdev,
             Ok(TasData {
                 num_rings,
                 ring_depth,
                 job_timeout_ms,
-                // series: from tas-host
                 host_timeout_ms,
-                // series: end
                 rings,
                 graph_ring,
-                // series: from tas-gangs
                 gate: GangGate::new()?,
-                // series: end
-                // series: from tas-ops
                 reaper: Reaper::new(bg_wq)?,
-                // series: end
-                // series: from tas-dispatch
                 signal_wq,
-                // series: end
-                // series: from tas-templates
                 bg_wq,
-                // series: end
                 _signal_wq_owner: signal_wq_owner,
-                // series: from tas-ops
                 _bg_wq_owner: bg_wq_owner,
-                // series: end
             }),
         )?;
-        // series: end
 
         // SAFETY: The registration is stored in `TasModule` and dropped when the module is
         // unloaded; it is never forgotten.
         let reg = unsafe { drm::Registration::new(fdev.as_ref(), drm, (), 0)? };
 
-        // series: until tas-graph
-        dev_info!(fdev.as_ref(), "virtual device registered\n");
-        // series: end
-        // series: from tas-graph
         dev_info!(
             fdev.as_ref(),
             "virtual device with {num_rings} rings registered\n"
         );
-        // series: end
 
         Ok(Self {
             _drm: reg,

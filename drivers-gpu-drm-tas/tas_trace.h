@@ -46,7 +46,6 @@ TRACE_EVENT(tas_gang_start,
 		      __entry->rings, __entry->members, __entry->first_ns,
 		      __entry->skew_ns)
 );
-/* series: from tas-node-trace */
 
 /**
  * tas_node_start - a node started on its ring
@@ -103,7 +102,6 @@ TRACE_EVENT(tas_node_start,
 		      __entry->on_ring_ns, __entry->ready_ns,
 		      __entry->start_ns)
 );
-/* series: end */
 
 #endif /* _TAS_TRACE_H */
 

@@ -5,12 +5,6 @@
 //!
 //! A launch needs a fresh scheduler job per node, and jobs are allocated. So that a launch does
 //! not pay for that, each template keeps up to [`POOL`] instances (the jobs and run state of one
-// series: until tas-prepare-later
-//! launch) built ahead of time by a work item; a launch takes one and queues the work item to
-//! build the next, and builds one itself only when none is ready. The work left to the ioctl
-//! is proportional to the waits, signals and source nodes of the graph.
-// series: end
-// series: from tas-prepare-later
 //! launch) built ahead of time by a work item; a launch takes one and has the work item build
 //! the next [`BG_DELAY`](crate::driver::BG_DELAY) later, and builds one itself only when none is
 //! ready. The work left to the ioctl is proportional to the waits, signals and source nodes of
@@ -21,18 +15,15 @@
 //! 10000-node template, the building of the next instance took a launch from about 1 ms to 2-5
 //! ms under QEMU). A client that launches again within the delay finds the second prepared
 //! instance; one that launches faster than instances are built builds its own, as before.
-// series: end
 //!
 //! The nodes of all launches share the template's operations (and buffer mappings), and each
 //! launch holds the template's plan, so destroying a template with launches in flight is safe:
 //! they complete normally.
-// series: from tas-bind
 //!
 //! A launch may bind other buffers in place of the template's: the template numbers its distinct
 //! buffers (its slots) and keeps the extent of each, the furthest byte its nodes use. A launch's
 //! binds are checked against the extents alone and applied to its prepared instance as a whole,
 //! so their cost does not depend on the number of nodes that use a slot.
-// series: end
 
 use kernel::{
     drm::sched::{
@@ -40,12 +31,7 @@ use kernel::{
         Entity, //
     },
     memcg::MemCgroup,
-    // series: until tas-prepare-later
-    new_mutex, new_work,
-    // series: end
-    // series: from tas-prepare-later
     new_delayed_work, new_mutex,
-    // series: end
     prelude::*,
     sync::{
         atomic::{
@@ -57,57 +43,22 @@ use kernel::{
     },
     uapi,
     workqueue::{
-        // series: until tas-prepare-later
-        impl_has_work,
-        Queue,
-        Work,
-        WorkItem, //
-        // series: end
-        // series: from tas-prepare-later
         impl_has_delayed_work,
         DelayedWork,
         Queue,
         WorkItem, //
-        // series: end
     },
 };
 
-// series: until tas-bind
 use crate::{
     dispatch::{
         Dispatcher,
         Instance, //
     },
-    driver::client_gfp,
-    engine::{
-        NodeJob,
-        Op,
-        OpRef,
-        Ring, //
-    },
-    graph::{
-        self,
-        CheckedGraph,
-        GraphRecord, //
-    },
-};
-
-// series: end
-// series: from tas-bind
-use crate::{
-    dispatch::{
-        Dispatcher,
-        Instance, //
-    },
-    // series: until tas-prepare-later
-    driver::client_gfp,
-    // series: end
-    // series: from tas-prepare-later
     driver::{
         client_gfp,
         BG_DELAY, //
     },
-    // series: end
     engine::{
         Binds,
         LaunchOps,
@@ -123,18 +74,14 @@ use crate::{
     },
 };
 
-// series: end
 /// Templates a file can have.
 pub(crate) const MAX_TEMPLATES: usize = 64;
 
 /// Instances a template keeps ready.
 const POOL: usize = 2;
-// series: from tas-bind
 
 /// A prepared launch, with the operations that its binds apply to.
 type Prepared = (Instance, GraphRecord, Arc<LaunchOps>);
-// series: end
-// series: from tas-let-go
 
 /// The operations of a template's last launches, kept by the template.
 ///
@@ -153,21 +100,15 @@ struct KeptOps {
     /// comes before the work item has run drops them itself.
     stale: Option<Arc<LaunchOps>>,
 }
-// series: end
 
 /// A graph template.
 #[pin_data]
 pub(crate) struct Template {
     plan: Arc<Plan>,
     nodes: KVVec<uapi::drm_tas_node>,
-    // series: until tas-bind
-    ops: Arc<KVVec<Op>>,
-    // series: end
-    // series: from tas-bind
     ops: Arc<TemplateOps>,
     /// The extent of each buffer slot: the end of the furthest range that a node uses in it.
     extents: KVVec<u64>,
-    // series: end
     rings: KVec<Arc<Ring>>,
     entities: KVec<Arc<Entity<NodeJob>>>,
     disp: Arc<Dispatcher>,
@@ -178,47 +119,26 @@ pub(crate) struct Template {
     /// it is building at its next node.
     retired: Atomic<bool>,
     #[pin]
-    // series: until tas-bind
-    pool: Mutex<KVec<(Instance, GraphRecord)>>,
-    // series: end
-    // series: from tas-bind
     pool: Mutex<KVec<Prepared>>,
-    // series: end
-    // series: from tas-let-go
     #[pin]
     kept: Mutex<KeptOps>,
-    // series: end
     /// The device's workqueue for work off the fence signalling path, which runs the work item.
     wq: &'static Queue,
     #[pin]
-    // series: until tas-prepare-later
-    work: Work<Template>,
-    // series: end
-    // series: from tas-prepare-later
     work: DelayedWork<Template>,
-    // series: end
 }
 
-// series: until tas-prepare-later
-impl_has_work! {
-    impl HasWork<Self> for Template { self.work }
-}
-// series: end
-// series: from tas-prepare-later
 impl_has_delayed_work! {
     impl HasDelayedWork<Self> for Template { self.work }
 }
-// series: end
 
 impl WorkItem for Template {
     type Pointer = Arc<Template>;
 
     fn run(this: Arc<Template>) {
-        // series: from tas-let-go
         // The lock guard goes at the end of this statement, before the operations do.
         let stale = this.kept.lock().stale.take();
         drop(stale);
-        // series: end
         while !this.retired.load(Relaxed) && this.pool.lock().len() < POOL {
             let inst = match &this.memcg {
                 Some(memcg) => memcg.charge(|| this.build()),
@@ -258,10 +178,8 @@ impl Template {
         for op in checked_ops.iter_mut() {
             ops.push(op.take().ok_or(EINVAL)?, client_gfp())?;
         }
-        // series: from tas-bind
         let (slots, extents) = buffer_slots(&nodes)?;
         let ops = TemplateOps::new(ops, slots);
-        // series: end
         let mut ring_list = KVec::with_capacity(rings.len(), client_gfp())?;
         ring_list.extend_from_slice(rings, client_gfp())?;
         let mut entity_list = KVec::with_capacity(entities.len(), client_gfp())?;
@@ -271,34 +189,20 @@ impl Template {
                 plan: Arc::new(plan, client_gfp())?,
                 nodes,
                 ops: Arc::new(ops, client_gfp())?,
-                // series: from tas-bind
                 extents,
-                // series: end
                 rings: ring_list,
                 entities: entity_list,
                 disp: disp.clone(),
                 memcg: MemCgroup::current(),
                 retired: Atomic::new(false),
                 pool <- new_mutex!(KVec::with_capacity(POOL, client_gfp())?),
-                // series: from tas-let-go
                 kept <- new_mutex!(KeptOps::default()),
-                // series: end
                 wq,
-                // series: until tas-prepare-later
-                work <- new_work!("tas::Template::work"),
-                // series: end
-                // series: from tas-prepare-later
                 work <- new_delayed_work!("tas::Template::work"),
-                // series: end
             }? Error),
             client_gfp(),
         )?;
-        // series: until tas-prepare-later
-        let _ = this.wq.enqueue(this.clone());
-        // series: end
-        // series: from tas-prepare-later
         let _ = this.wq.enqueue_delayed(this.clone(), 0);
-        // series: end
         Ok(this)
     }
 
@@ -312,37 +216,6 @@ impl Template {
         &self.plan
     }
 
-    // series: until tas-bind
-    fn build(&self) -> Result<(Instance, GraphRecord)> {
-        graph::instance(
-            &self.rings,
-            &self.entities,
-            &self.disp,
-            &self.plan,
-            &self.nodes,
-            |v| {
-                if self.retired.load(Relaxed) {
-                    return Err(ECANCELED);
-                }
-                Ok(OpRef::Shared(self.ops.clone(), v))
-            },
-        )
-    }
-
-    /// Takes an instance for a launch: a ready one if there is one, else a new one. Queues the
-    /// building of the next.
-    pub(crate) fn take(self: &Arc<Self>) -> Result<(Instance, GraphRecord)> {
-        let ready = self.pool.lock().pop();
-        let inst = match ready {
-            Some(inst) => inst,
-            None => self.build()?,
-        };
-        // Already queued: it will fill the pool up.
-        let _ = self.wq.enqueue(self.clone());
-        Ok(inst)
-    }
-    // series: end
-    // series: from tas-bind
     /// The number of buffer slots of the template.
     pub(crate) fn slots(&self) -> u32 {
         // At most three per node, and nodes are bounded far below `u32::MAX`.
@@ -373,36 +246,19 @@ impl Template {
     }
 
     /// Takes an instance for a launch that uses the buffers of `binds` (the template's if
-    // series: until tas-prepare-later
-    /// `None`): a ready one if there is one, else a new one. Queues the building of the next.
-    // series: end
-    // series: from tas-prepare-later
     /// `None`): a ready one if there is one, else a new one. Has the next one built
     /// [`BG_DELAY`] later.
-    // series: end
     pub(crate) fn take(self: &Arc<Self>, binds: Option<Binds>) -> Result<(Instance, GraphRecord)> {
         let ready = self.pool.lock().pop();
         let (inst, record, ops) = match ready {
             Some(prepared) => prepared,
             None => self.build()?,
         };
-        // series: until tas-let-go
-        // Already queued: it will fill the pool up.
-        // series: end
-        // series: until tas-prepare-later
-        let _ = self.wq.enqueue(self.clone());
-        // series: end
-        // series: from tas-prepare-later
-        // series: until tas-let-go
-        let _ = self.wq.enqueue_delayed(self.clone(), BG_DELAY);
-        // series: end
-        // series: end
         // Before any node of the instance is queued. A prepared instance's operations are bound
         // by its own launch only.
         if let Some(binds) = binds {
             ops.bind(binds);
         }
-        // series: from tas-let-go
         // The caller mapped this launch's buffers before: the last launch's mappings can go. A
         // launch that comes before the work item has run drops the stale ones here.
         let older = {
@@ -414,25 +270,20 @@ impl Template {
         // After `stale` is set, so that a work item that is already running and has looked at
         // it runs once more. Already queued: it will fill the pool up and drop `stale`.
         let _ = self.wq.enqueue_delayed(self.clone(), BG_DELAY);
-        // series: end
         Ok((inst, record))
     }
-    // series: end
 
     /// Stops the work item from preparing instances and waits until it is idle (it runs
     /// driver code), for a template that is destroyed or whose file is closed.
     ///
     /// The wait is short: an instance being built stops at its next node, with `ECANCELED`,
     /// rather than the pool being filled with up to two instances of every node.
-    // series: from tas-prepare-later
     /// A pending delay is cut short: the work item runs at once and finds the template retired.
-    // series: end
     pub(crate) fn retire(&self) {
         self.retired.store(true, Relaxed);
         self.work.flush();
     }
 }
-// series: from tas-bind
 
 /// Numbers the distinct buffers of a template's nodes (its slots) in the order of their first
 /// use: nodes in index order, and in each node the destination, then the sources. Returns the
@@ -487,4 +338,3 @@ fn buffer_slots(nodes: &[uapi::drm_tas_node]) -> Result<(KVVec<[u32; 3]>, KVVec<
     }
     Ok((slots, extents))
 }
-// series: end

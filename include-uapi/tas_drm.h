@@ -56,26 +56,10 @@ extern "C" {
 enum drm_tas_param {
 	/**
 	 * @DRM_TAS_PARAM_VERSION: Version of the TAS uAPI. It is incremented
-	 * series: until tas-keep
-	 * whenever an ioctl, a parameter or a flag is added. Currently 4.
-	 * series: end
-	 * series: from tas-keep
-	 * series: until tas-host
-	 * whenever an ioctl, a parameter or a flag is added. Currently 5.
-	 * series: end
-	 * series: from tas-host
-	 * series: until tas-bind
-	 * whenever an ioctl, a parameter or a flag is added. Currently 6.
-	 * series: end
-	 * series: end
-	 * series: from tas-bind
 	 * whenever an ioctl, a parameter, a field or a flag is added.
 	 * Currently 7.
-	 * series: end
-	 * series: end
 	 */
 	DRM_TAS_PARAM_VERSION = 0,
-/* series: from tas-graph */
 
 	/**
 	 * @DRM_TAS_PARAM_NUM_RINGS: Number of rings (hardware queues) of the
@@ -112,14 +96,12 @@ enum drm_tas_param {
 	 * &enum drm_tas_op value n.
 	 */
 	DRM_TAS_PARAM_OPS = 6,
-/* series: end */
 
 	/**
 	 * @DRM_TAS_PARAM_MAX_BO_SIZE: Largest size of a buffer object, in
 	 * bytes. Currently 64 MiB.
 	 */
 	DRM_TAS_PARAM_MAX_BO_SIZE = 7,
-/* series: from tas-graph */
 
 	/**
 	 * @DRM_TAS_PARAM_MAX_DURATION_NS: Largest simulated duration of a node,
@@ -147,27 +129,17 @@ enum drm_tas_param {
 
 	/**
 	 * @DRM_TAS_PARAM_MAX_NODES_IN_FLIGHT: Largest number of nodes of one
-	 * series: until tas-dispatch
-	 * file's graphs in flight (submitted and not completed). A submission
-	 * beyond it waits. Currently 65536. (Since version 4.)
-	 * series: end
-	 * series: from tas-dispatch
 	 * file's graphs in flight (submitted or launched and not completed),
 	 * whatever their dispatch. A submission beyond it waits. Currently
 	 * 65536. (Since version 4.)
-	 * series: end
 	 */
 	DRM_TAS_PARAM_MAX_NODES_IN_FLIGHT = 12,
-/* series: end */
-/* series: from tas-templates */
 
 	/**
 	 * @DRM_TAS_PARAM_MAX_TEMPLATE_NODES: Largest number of nodes of one
 	 * file's templates together. Currently 65536. (Since version 4.)
 	 */
 	DRM_TAS_PARAM_MAX_TEMPLATE_NODES = 13,
-/* series: end */
-/* series: from tas-keep */
 
 	/**
 	 * @DRM_TAS_PARAM_MAX_KEPT_NODES: Largest number of nodes of one
@@ -181,8 +153,6 @@ enum drm_tas_param {
 	 * graphs kept until they are read. Currently 1024. (Since version 5.)
 	 */
 	DRM_TAS_PARAM_MAX_KEPT_GRAPHS = 15,
-/* series: end */
-/* series: from tas-host */
 
 	/**
 	 * @DRM_TAS_PARAM_HOST_TIMEOUT_NS: Time after which a released host
@@ -191,7 +161,6 @@ enum drm_tas_param {
 	 * (Since version 6.)
 	 */
 	DRM_TAS_PARAM_HOST_TIMEOUT_NS = 16,
-/* series: end */
 };
 
 /**
@@ -256,15 +225,12 @@ struct drm_tas_bo_mmap_offset {
 	 */
 	__u64 offset;
 };
-/* series: from tas-graph */
 
 /**
  * enum drm_tas_op - Operations of a graph node.
- * series: from tas-ops
  *
  * Buffers are arrays of little-endian 32-bit integers for the arithmetic
  * operations; arithmetic wraps around on overflow.
- * series: end
  */
 enum drm_tas_op {
 	/**
@@ -272,7 +238,6 @@ enum drm_tas_op {
 	 * buffer.
 	 */
 	DRM_TAS_OP_NOP = 0,
-/* series: from tas-ops */
 
 	/**
 	 * @DRM_TAS_OP_FILL: Fills &drm_tas_node.dst with the 32-bit value in
@@ -300,8 +265,6 @@ enum drm_tas_op {
 	 * 4 * K * N and 4 * M * N bytes.
 	 */
 	DRM_TAS_OP_MATMUL = 4,
-/* series: end */
-/* series: from tas-host */
 
 	/**
 	 * @DRM_TAS_OP_HOST: Work that a CPU thread does (a host node). No
@@ -325,9 +288,7 @@ enum drm_tas_op {
 	 * fences stay with the clients that wait for them.
 	 */
 	DRM_TAS_OP_HOST = 5,
-/* series: end */
 };
-/* series: from tas-classes */
 
 /**
  * enum drm_tas_class - Priority classes of graph nodes.
@@ -340,7 +301,6 @@ enum drm_tas_class {
 	/** @DRM_TAS_CLASS_BATCH: Throughput work that may wait. */
 	DRM_TAS_CLASS_BATCH = 2,
 };
-/* series: end */
 
 /**
  * struct drm_tas_buf - A byte range of a buffer object used by a node.
@@ -372,10 +332,6 @@ struct drm_tas_node {
 	__u32 op;
 
 	/**
-	 * series: until tas-classes
-	 * @class: [in] Reserved for a priority class, must be zero.
-	 * series: end
-	 * series: from tas-classes
 	 * @class: [in] Priority class, one of &enum drm_tas_class. Among the
 	 * ready nodes of a file, a ring takes latency work first, then normal,
 	 * then batch work, and within a class the node with the longest
@@ -384,15 +340,10 @@ struct drm_tas_node {
 	 * class starves. Between files, the class is the scheduler priority.
 	 * &DRM_TAS_CLASS_LATENCY needs CAP_SYS_NICE, as high priorities do in
 	 * other drivers. Ignored with &DRM_TAS_SUBMIT_FIFO.
-	 * series: end
 	 */
 	__u32 class;
 
 	/**
-	 * series: until tas-gangs
-	 * @gang: [in] Reserved for a gang id, must be zero.
-	 * series: end
-	 * series: from tas-gangs
 	 * @gang: [in] Gang id, 0 for none. The nodes of a graph with the same
 	 * non-zero id form a gang: they must be on different rings, and they
 	 * start together, once all of them are ready and all of their rings
@@ -403,7 +354,6 @@ struct drm_tas_node {
 	 * dependencies failed), the members that have not finished complete
 	 * with -ECANCELED, which their successors inherit. Ignored with
 	 * &DRM_TAS_SUBMIT_FIFO.
-	 * series: end
 	 */
 	__u32 gang;
 
@@ -492,21 +442,15 @@ struct drm_tas_sync {
 	/** @point: [in] Timeline point, or 0 for binary use. */
 	__u64 point;
 
-/* series: until tas-host */
-	/** @flags: [in] Must be zero. */
-/* series: end */
-/* series: from tas-host */
 	/**
 	 * @flags: [in] 0, or for a signal of a host node
 	 * (&DRM_TAS_OP_HOST), &DRM_TAS_SYNC_ON_START.
 	 */
-/* series: end */
 	__u32 flags;
 
 	/** @pad: [in] Padding, must be zero. */
 	__u32 pad;
 };
-/* series: from tas-host */
 
 /*
  * Flag of &drm_tas_sync.flags: the point signals when the host node is
@@ -516,7 +460,6 @@ struct drm_tas_sync {
  * carries it) and the node completes with it. (Since version 6.)
  */
 #define DRM_TAS_SYNC_ON_START	(1u << 0)
-/* series: end */
 
 /**
  * struct drm_tas_array - A user array of structures.
@@ -535,12 +478,9 @@ struct drm_tas_array {
 	/** @stride: [in] Distance between elements in bytes. */
 	__u32 stride;
 };
-/* series: from tas-dispatch */
 
 /* Flag of &drm_tas_submit_graph.flags: stock FIFO dispatch. */
 #define DRM_TAS_SUBMIT_FIFO	(1u << 0)
-/* series: end */
-/* series: from tas-keep */
 
 /*
  * Flag of &drm_tas_submit_graph.flags and &drm_tas_template_launch.flags:
@@ -548,8 +488,6 @@ struct drm_tas_array {
  * with &DRM_TAS_GRAPH_INFO_RELEASE.
  */
 #define DRM_TAS_SUBMIT_KEEP	(1u << 1)
-/* series: end */
-/* series: from tas-bind */
 
 /*
  * Flag of &drm_tas_template_launch.flags: the launch has
@@ -559,7 +497,6 @@ struct drm_tas_array {
  * structure. (Since version 7.)
  */
 #define DRM_TAS_LAUNCH_BINDS	(1u << 2)
-/* series: end */
 
 /**
  * enum drm_tas_error_array - The array of the element that a rejected
@@ -571,26 +508,18 @@ struct drm_tas_array {
  *
  * - -EINVAL: a node's fields, an edge out of range, a self-loop, the second
  *   of two equal edges, a wait's or a signal's fields or point
- * series: from tas-ops
  * - -EINVAL: a node's buffer ranges or immediate operand
  * - -ENOENT: a node's unknown buffer
- * series: end
  * - -ENOENT: a wait's or a signal's unknown syncobj
  * - -ELOOP: an edge on a cycle
- * series: from tas-classes
  * - -EACCES: a node of a class the caller may not use
- * series: end
- * series: from tas-bind
  * - -EINVAL: a bind's slot out of range or bound twice, or an offset
  *   that leaves no room for the slot's extent
  * - -ENOENT: a bind's unknown buffer
- * series: end
  *
  * Every other error leaves &DRM_TAS_ERROR_NONE: a bad array header, a limit
  * of the file,
- * series: from tas-gangs
  * a gang that can never start,
- * series: end
  * an allocation, a fault or a signal.
  */
 enum drm_tas_error_array {
@@ -604,13 +533,11 @@ enum drm_tas_error_array {
 	DRM_TAS_ERROR_WAITS = 3,
 	/** @DRM_TAS_ERROR_SIGNALS: The signal at the error index. */
 	DRM_TAS_ERROR_SIGNALS = 4,
-/* series: from tas-bind */
 	/**
 	 * @DRM_TAS_ERROR_BINDS: The bind at the error index, in
 	 * &drm_tas_template_launch.binds. (Since version 7.)
 	 */
 	DRM_TAS_ERROR_BINDS = 5,
-/* series: end */
 };
 
 /**
@@ -648,19 +575,12 @@ struct drm_tas_submit_graph {
 	struct drm_tas_array signals;
 
 	/**
-	 * series: until tas-dispatch
-	 * @flags: [in] Must be zero.
-	 * series: end
-	 * series: from tas-dispatch
 	 * @flags: [in] Zero, or &DRM_TAS_SUBMIT_FIFO for the stock dispatch
 	 * (the baseline of measurements): every node is queued to its ring at
 	 * submit, in a topological order, and each ring starts its nodes in
 	 * that order.
-	 * series: from tas-keep
 	 * &DRM_TAS_SUBMIT_KEEP, alone or with it, keeps the graph's record
 	 * until it is read (see &DRM_IOCTL_TAS_GRAPH_INFO).
-	 * series: end
-	 * series: end
 	 */
 	__u32 flags;
 
@@ -702,15 +622,10 @@ struct drm_tas_node_info {
 	 * signalled, or when it was queued if that was later.
 	 */
 	__u64 ready_ns;
-/* series: until tas-host */
-	/** @started_ns: [out] When the ring started executing it. */
-/* series: end */
-/* series: from tas-host */
 	/**
 	 * @started_ns: [out] When the ring started executing it; for a host
 	 * node, when it was released to its thread.
 	 */
-/* series: end */
 	__u64 started_ns;
 	/**
 	 * @finished_ns: [out] When its fences signalled, also for a node that
@@ -720,29 +635,20 @@ struct drm_tas_node_info {
 	/**
 	 * @error: [out] 0, or the negative errno the node completed with:
 	 * -ETIMEDOUT when it ran longer than &DRM_TAS_PARAM_JOB_TIMEOUT_NS;
-	 * series: from tas-host
 	 * for a host node, -ETIMEDOUT when it was not reported within
 	 * &DRM_TAS_PARAM_HOST_TIMEOUT_NS, or the error its thread reported;
-	 * series: end
-	 * series: from tas-gangs
 	 * -ECANCELED when it did not run because another member of its gang
 	 * failed;
-	 * series: end
 	 * -ECANCELED or -ESRCH when its file was closed before it ran (seen
 	 * through the syncobjs it signals). A node that
 	 * waited for a failed predecessor, or for a syncobj point whose fence
 	 * carries an error, completes with that error instead.
 	 */
 	__s32 error;
-/* series: until tas-host */
-	/** @ring: [out] The ring of the node. */
-/* series: end */
-/* series: from tas-host */
 	/**
 	 * @ring: [out] The ring of the node; &DRM_TAS_PARAM_NUM_RINGS for a
 	 * host node.
 	 */
-/* series: end */
 	__u32 ring;
 	/** @tag: [out] The node's &drm_tas_node.tag. */
 	__u64 tag;
@@ -762,12 +668,7 @@ struct drm_tas_graph_info {
 	 */
 	struct drm_tas_array nodes;
 
-/* series: until tas-keep */
-	/** @flags: [in] Must be zero. */
-/* series: end */
-/* series: from tas-keep */
 	/** @flags: [in] Zero, or &DRM_TAS_GRAPH_INFO_RELEASE. */
-/* series: end */
 	__u32 flags;
 
 	/**
@@ -775,16 +676,12 @@ struct drm_tas_graph_info {
 	 */
 	__u32 done;
 };
-/* series: from tas-keep */
 
 /*
  * Flag of &drm_tas_graph_info.flags: forget the graph's record after
  * reading it, if the graph is done.
  */
 #define DRM_TAS_GRAPH_INFO_RELEASE	(1u << 0)
-/* series: end */
-/* series: end */
-/* series: from tas-templates */
 
 /**
  * struct drm_tas_template_create - Argument of
@@ -817,7 +714,6 @@ struct drm_tas_template_create {
 
 	/** @error_index: [out] As &drm_tas_submit_graph.error_index. */
 	__u32 error_index;
-/* series: from tas-bind */
 
 	/**
 	 * @slots: [out] The number of buffer slots of the template: its
@@ -830,9 +726,7 @@ struct drm_tas_template_create {
 
 	/** @pad: [in] Padding, must be zero. (Since version 7.) */
 	__u32 pad;
-/* series: end */
 };
-/* series: from tas-bind */
 
 /**
  * struct drm_tas_bind - A buffer that a template launch uses in place of
@@ -860,7 +754,6 @@ struct drm_tas_bind {
 	/** @offset: [in] Where in @handle the slot's offset 0 is. */
 	__u64 offset;
 };
-/* series: end */
 
 /**
  * struct drm_tas_template_launch - Argument of
@@ -870,20 +763,10 @@ struct drm_tas_template_launch {
 	/** @handle: [in] The template. */
 	__u32 handle;
 
-/* series: until tas-keep */
-	/** @flags: [in] Must be zero. */
-/* series: end */
-/* series: from tas-keep */
-/* series: until tas-bind */
-	/** @flags: [in] Zero, or &DRM_TAS_SUBMIT_KEEP. */
-/* series: end */
-/* series: end */
-/* series: from tas-bind */
 	/**
 	 * @flags: [in] Zero, or &DRM_TAS_SUBMIT_KEEP and &DRM_TAS_LAUNCH_BINDS,
 	 * alone or together.
 	 */
-/* series: end */
 	__u32 flags;
 
 	/**
@@ -898,23 +781,14 @@ struct drm_tas_template_launch {
 	/** @graph_id: [out] As &drm_tas_submit_graph.graph_id. */
 	__u64 graph_id;
 
-/* series: until tas-bind */
-	/**
-	 * @error_array: [out] As &drm_tas_submit_graph.error_array, for
-	 * @waits and @signals.
-	 */
-/* series: end */
-/* series: from tas-bind */
 	/**
 	 * @error_array: [out] As &drm_tas_submit_graph.error_array, for
 	 * @waits, @signals and @binds.
 	 */
-/* series: end */
 	__u32 error_array;
 
 	/** @error_index: [out] As &drm_tas_submit_graph.error_index. */
 	__u32 error_index;
-/* series: from tas-bind */
 
 	/**
 	 * @binds: [in] With &DRM_TAS_LAUNCH_BINDS, a &struct drm_tas_bind
@@ -924,7 +798,6 @@ struct drm_tas_template_launch {
 	 * version 7.)
 	 */
 	struct drm_tas_array binds;
-/* series: end */
 };
 
 /**
@@ -938,8 +811,6 @@ struct drm_tas_template_destroy {
 	/** @pad: [in] Must be zero. */
 	__u32 pad;
 };
-/* series: end */
-/* series: from tas-host */
 
 /**
  * struct drm_tas_host_done - Argument of &DRM_IOCTL_TAS_HOST_DONE.
@@ -962,23 +833,16 @@ struct drm_tas_host_done {
 	/** @pad: [in] Padding, must be zero. */
 	__u32 pad;
 };
-/* series: end */
 
 #define DRM_TAS_GET_PARAM		0x00
 #define DRM_TAS_BO_CREATE		0x01
 #define DRM_TAS_BO_MMAP_OFFSET		0x02
-/* series: from tas-graph */
 #define DRM_TAS_SUBMIT_GRAPH		0x03
 #define DRM_TAS_GRAPH_INFO		0x04
-/* series: end */
-/* series: from tas-templates */
 #define DRM_TAS_TEMPLATE_CREATE		0x05
 #define DRM_TAS_TEMPLATE_LAUNCH		0x06
 #define DRM_TAS_TEMPLATE_DESTROY	0x07
-/* series: end */
-/* series: from tas-host */
 #define DRM_TAS_HOST_DONE		0x08
-/* series: end */
 
 /**
  * DOC: TAS ioctls
@@ -1002,7 +866,6 @@ struct drm_tas_host_done {
  *    &struct drm_tas_bo_mmap_offset. Errors: -ENOENT for an unknown
  *    handle; -EINVAL for non-zero padding; -ENOMEM when no offset can be
  *    allocated; -EFAULT.
- * series: from tas-graph
  *
  * .. c:macro:: DRM_IOCTL_TAS_SUBMIT_GRAPH
  *
@@ -1011,22 +874,9 @@ struct drm_tas_host_done {
  *    before anything is queued: on error nothing runs and no syncobj is
  *    touched. A node becomes ready once its predecessors have finished
  *    and its waits and the graph's waits have signalled;
- * series: until tas-dispatch
- *    every node is queued to its ring at submit, in a topological order,
- *    and each ring starts its nodes in that order, once they are ready.
- * series: end
- * series: from tas-dispatch
- * series: until tas-classes
- *    the ready nodes of a file are handed to their rings a few at a time,
- *    longest remaining path (by &drm_tas_node.duration_ns) first, so a
- *    ready node never waits behind one that is not ready.
- * series: end
- * series: from tas-classes
  *    the ready nodes of a file are handed to their rings a few at a time,
  *    by class and critical path (see &drm_tas_node.class), so a ready node
  *    never waits behind one that is not ready.
- * series: end
- * series: end
  *    A node whose predecessor failed does not run and
  *    completes with the predecessor's error; independent nodes still run.
  *    A node that runs longer than &DRM_TAS_PARAM_JOB_TIMEOUT_NS fails with
@@ -1034,25 +884,17 @@ struct drm_tas_host_done {
  *    fault, where one is, in &drm_tas_submit_graph.error_array and
  *    &drm_tas_submit_graph.error_index.
  *
- * series: until tas-dispatch
- *    A file has at most &DRM_TAS_PARAM_MAX_NODES_IN_FLIGHT nodes in
- *    flight. A submission beyond it waits until enough of them complete,
- * series: end
- * series: from tas-dispatch
  *    A file has at most 1024 graphs in flight, not counting those
  *    submitted with &DRM_TAS_SUBMIT_FIFO, and at most
  *    &DRM_TAS_PARAM_MAX_NODES_IN_FLIGHT nodes in flight, counting them.
  *    A submission beyond either waits until enough of them complete,
- * series: end
  *    before its arguments are looked at; a signal ends the wait (-EINTR,
  *    or the call is restarted with SA_RESTART). A graph that waits for a
  *    point that only a later submission of the same file would signal
  *    keeps its place meanwhile.
- * series: from tas-retire
  *    It waits in the same way while the records of more than 65536 nodes
  *    that the file's earlier submissions evicted from its history (see
  *    &DRM_IOCTL_TAS_GRAPH_INFO) have not been freed yet.
- * series: end
  *
  *    The kernel memory a submission takes (about 1 KiB per node while it
  *    is in flight or its results can be read with GRAPH_INFO) is charged
@@ -1063,61 +905,28 @@ struct drm_tas_host_done {
  *    - -EINVAL: no nodes; non-zero flags, padding, reserved fields or
  *      extensions; a stride below the structure size or above the
  *      limit, or non-zero bytes beyond the known structure; an empty
- * series: until tas-classes
- *      array with a non-zero ptr or stride; unknown op, ring or flag;
- * series: end
- * series: from tas-classes
- * series: until tas-gangs
- *      array with a non-zero ptr or stride; unknown op, ring, class or
- *      flag;
- * series: end
- * series: from tas-gangs
  *      array with a non-zero ptr or stride; unknown op, ring, class or
  *      flag; two members of a gang on one ring;
- * series: end
- * series: end
- * series: until tas-ops
- *      a duration above the limit; buffer ranges or an immediate operand
- *      set for an operation that does not use them; an edge endpoint out of
- * series: end
- * series: from tas-ops
  *      a duration above the limit; buffer ranges that are empty, out of
  *      bounds, overflowing, of the wrong size for the operation, or set
  *      for an operation that does not use them; an edge endpoint out of
- * series: end
  *      range, a self-loop or a duplicate edge; a wait or signal node
  *      out of range; a wait point that does not match the syncobj's use
  *      or is not submitted yet; a signal point not above the syncobj's
- * series: until tas-host
- *      last point; the same syncobj point signalled twice.
- * series: end
- * series: from tas-host
  *      last point; the same syncobj point signalled twice; a host node
  *      with a ring, a duration or a gang, or with &DRM_TAS_SUBMIT_FIFO;
  *      &DRM_TAS_SYNC_ON_START on a wait, or on a signal of anything but a
  *      host node.
- * series: end
  *    - -E2BIG: more nodes, edges, waits or signals than the limits.
  *    - -ELOOP: the edges contain a cycle.
- * series: from tas-classes
- * series: from tas-gangs
  *    - -EDEADLK: a gang that can never start: a member depends on
  *      another member, or gangs depend on each other in a cycle.
- * series: end
  *    - -EACCES: a node of &DRM_TAS_CLASS_LATENCY without CAP_SYS_NICE
  *      (not checked with &DRM_TAS_SUBMIT_FIFO, which ignores classes).
- * series: end
- * series: until tas-ops
- *    - -ENOENT: an unknown syncobj handle.
- * series: end
- * series: from tas-ops
  *    - -ENOENT: an unknown buffer or syncobj handle.
- * series: end
- * series: from tas-keep
  *    - -ENOSPC: &DRM_TAS_SUBMIT_KEEP when the file's kept graphs would
  *      have more than &DRM_TAS_PARAM_MAX_KEPT_NODES nodes together, or
  *      there are &DRM_TAS_PARAM_MAX_KEPT_GRAPHS of them already.
- * series: end
  *    - -EFAULT: the argument or an array that cannot be read.
  *    - -ENOMEM: out of memory.
  *    - -EINTR: a signal ended the wait for a free place.
@@ -1131,10 +940,6 @@ struct drm_tas_host_done {
  *    latest ones with at most 65536 nodes together); -EINVAL for a count that differs
  *    from the graph's node count, a stride below the size of
  *    &struct drm_tas_node_info or above &DRM_TAS_PARAM_MAX_STRIDE, or
- * series: until tas-keep
- *    non-zero flags; -EFAULT for an array that cannot be written.
- * series: end
- * series: from tas-keep
  *    unknown flags; -EFAULT for an array that cannot be written.
  *
  *    A graph submitted or launched with &DRM_TAS_SUBMIT_KEEP is not one
@@ -1143,9 +948,6 @@ struct drm_tas_host_done {
  *    or the file is closed. &DRM_TAS_GRAPH_INFO_RELEASE forgets the
  *    record of any graph that is done (&drm_tas_graph_info.done is 1);
  *    that of a graph still running stays.
- * series: end
- * series: end
- * series: from tas-templates
  *
  * .. c:macro:: DRM_IOCTL_TAS_TEMPLATE_CREATE
  *
@@ -1168,17 +970,6 @@ struct drm_tas_host_done {
  *    template ready (it prepares the next one in the background). It waits
  *    for a free place among the file's graphs in flight as SUBMIT_GRAPH
  *    does. Errors: those of &DRM_IOCTL_TAS_SUBMIT_GRAPH for its waits,
- * series: until tas-keep
- *    signals and flags (-EINVAL, -E2BIG, -ENOENT, -EFAULT, -ENOMEM,
- *    -EINTR), and -ENOENT for an unknown template.
- * series: end
- * series: from tas-keep
- * series: until tas-bind
- *    signals and flags (-EINVAL, -E2BIG, -ENOENT, -ENOSPC, -EFAULT,
- *    -ENOMEM, -EINTR), and -ENOENT for an unknown template.
- * series: end
- * series: end
- * series: from tas-bind
  *    signals and flags (-EINVAL, -E2BIG, -ENOENT, -ENOSPC, -EFAULT,
  *    -ENOMEM, -EINTR), -ENOENT for an unknown template, and for its
  *    binds: -E2BIG for more binds than the template has slots, -EINVAL
@@ -1186,15 +977,12 @@ struct drm_tas_host_done {
  *    and their buffers mapped before anything of the launch runs; a
  *    rejected launch runs nothing. The work of a bind is constant, not
  *    proportional to the number of nodes that use its slot.
- * series: end
  *
  * .. c:macro:: DRM_IOCTL_TAS_TEMPLATE_DESTROY
  *
  *    Destroy a template, see &struct drm_tas_template_destroy. Launches
  *    in flight complete normally. Errors: -ENOENT for an unknown
  *    template; -EINVAL for non-zero padding; -EFAULT.
- * series: end
- * series: from tas-host
  *
  * .. c:macro:: DRM_IOCTL_TAS_HOST_DONE
  *
@@ -1218,7 +1006,6 @@ struct drm_tas_host_done {
  *    - -EALREADY: the node has completed already (reported, timed out, or
  *      cancelled by the error of a dependency).
  *    - -EFAULT.
- * series: end
  */
 
 /* Note: this is an enum so that it can be resolved by Rust bindgen. */
@@ -1229,24 +1016,18 @@ enum {
 						   struct drm_tas_bo_create),
 	DRM_IOCTL_TAS_BO_MMAP_OFFSET	= DRM_IOWR(DRM_COMMAND_BASE + DRM_TAS_BO_MMAP_OFFSET,
 						   struct drm_tas_bo_mmap_offset),
-/* series: from tas-graph */
 	DRM_IOCTL_TAS_SUBMIT_GRAPH	= DRM_IOWR(DRM_COMMAND_BASE + DRM_TAS_SUBMIT_GRAPH,
 						   struct drm_tas_submit_graph),
 	DRM_IOCTL_TAS_GRAPH_INFO	= DRM_IOWR(DRM_COMMAND_BASE + DRM_TAS_GRAPH_INFO,
 						   struct drm_tas_graph_info),
-/* series: end */
-/* series: from tas-templates */
 	DRM_IOCTL_TAS_TEMPLATE_CREATE	= DRM_IOWR(DRM_COMMAND_BASE + DRM_TAS_TEMPLATE_CREATE,
 						   struct drm_tas_template_create),
 	DRM_IOCTL_TAS_TEMPLATE_LAUNCH	= DRM_IOWR(DRM_COMMAND_BASE + DRM_TAS_TEMPLATE_LAUNCH,
 						   struct drm_tas_template_launch),
 	DRM_IOCTL_TAS_TEMPLATE_DESTROY	= DRM_IOWR(DRM_COMMAND_BASE + DRM_TAS_TEMPLATE_DESTROY,
 						   struct drm_tas_template_destroy),
-/* series: end */
-/* series: from tas-host */
 	DRM_IOCTL_TAS_HOST_DONE		= DRM_IOW(DRM_COMMAND_BASE + DRM_TAS_HOST_DONE,
 						  struct drm_tas_host_done),
-/* series: end */
 };
 
 #if defined(__cplusplus)

@@ -116,6 +116,8 @@
 //! # Ok::<(), Error>(())
 //! ```
 
+pub mod graph;
+
 use crate::{
     alloc::Flags,
     bindings,
@@ -153,7 +155,9 @@ use crate::{
     },
     time::{
         msecs_to_jiffies,
-        Delta, //
+        Delta,
+        Instant,
+        Monotonic, //
     },
     types::Opaque,
     workqueue::{
@@ -1149,6 +1153,37 @@ impl<'a, T: JobImpl> Job<'a, T> {
     }
 }
 
+impl<T: JobImpl> Job<'_, T> {
+    /// Describes a job that its driver held back until its dependencies were done, for the
+    /// scheduler's latency trace events: it was queued at `queued`, its dependencies were done at
+    /// `ready`, and `chain_depth` jobs are on the longest dependency chain that ends at it (see
+    /// [`graph::Plan::depth`]). The events then measure the job's wait from `queued`.
+    pub fn set_graph_info(
+        &mut self,
+        queued: Instant<Monotonic>,
+        ready: Instant<Monotonic>,
+        chain_depth: u32,
+    ) {
+        // SAFETY: The job is initialised and not pushed (it is owned by `self`).
+        unsafe {
+            bindings::drm_sched_job_set_graph_info(
+                self.inner().base(),
+                queued.as_nanos(),
+                ready.as_nanos(),
+                chain_depth,
+            )
+        };
+    }
+
+    /// Sets the job's tag, a value of the driver's (for example a name that userspace gave the
+    /// job) that the scheduler's latency trace events carry as `tag`.
+    pub fn set_tag(&mut self, tag: u64) {
+        // SAFETY: By the type invariant, the job is initialised and not armed or pushed, and
+        // `self` owns it: the scheduler does not access it concurrently.
+        unsafe { (*self.inner().base()).tag = tag };
+    }
+}
+
 impl<T: JobImpl> Job<'static, T> {
     /// Creates a job on a shared `entity`, which the job holds a reference to until it is
     /// pushed or dropped; see [`Job::new`].
@@ -1160,6 +1195,33 @@ impl<T: JobImpl> Job<'static, T> {
             entity: EntityRef::Shared(entity),
             _owns: PhantomData,
         })
+    }
+
+    /// Moves the job to `entity`, another entity of the same scheduler, before it is pushed.
+    ///
+    /// A driver that decides only at push time which of its queues a prepared job goes to (e.g.
+    /// a queue of its own for jobs that the hardware holds until their dependencies signal) can
+    /// create the job ahead of time on one entity and move it. The job keeps its credits, its
+    /// dependencies and its data; its fences take the context of the entity it is pushed to.
+    /// Nothing allocates.
+    ///
+    /// Returns `EINVAL` if `entity` is not on the job's scheduler: the job is counted by its
+    /// scheduler, and its credits were checked against that scheduler's limit.
+    pub fn set_entity(&mut self, entity: Arc<Entity<T>>) -> Result {
+        if !Arc::ptr_eq(&entity.core.sched.core, &self.inner().core) {
+            return Err(EINVAL);
+        }
+        let base = self.inner().base();
+        // SAFETY: The job is initialised and not armed (type invariant), so the scheduler does not
+        // know it yet: `drm_sched_job_arm()` reads `entity` and derives the job's scheduler, fence
+        // context and priority from it, and nothing before that has used it. The new entity is
+        // initialised, and the job holds a reference to it below until it is pushed or dropped.
+        unsafe { (*base).entity = entity.as_raw() };
+        // INVARIANT: `base` is now a job on `entity`, of the same scheduler, which still counts it;
+        // `entity` in the job is that entity's core.
+        self.inner_mut().entity = NonNull::from(&**entity.core);
+        self.entity = EntityRef::Shared(entity);
+        Ok(())
     }
 }
 
@@ -2111,6 +2173,47 @@ mod tests {
             assert_eq!(pair[1].seqno(), i as u64 + 2);
             assert!(pair[0].timestamp() <= pair[1].timestamp());
         }
+        Ok(())
+    }
+
+    #[test]
+    fn job_moves_to_another_entity() -> Result {
+        let faux = device(c"rust_drm_sched.job_moves_to_another_entity")?;
+        let dev = faux.as_ref().as_ref();
+        let sched = Scheduler::<NopJob>::new(SchedulerOptions::new(dev, c"t-move", 4))?;
+        let other = Scheduler::<NopJob>::new(SchedulerOptions::new(dev, c"t-move-other", 4))?;
+        let new_entity = |sched: &Scheduler<NopJob>| {
+            Arc::pin_init(Entity::new(sched, Priority::Normal, GFP_KERNEL), GFP_KERNEL)
+        };
+        let (a, b, elsewhere) = (
+            new_entity(&sched)?,
+            new_entity(&sched)?,
+            new_entity(&other)?,
+        );
+
+        let mut moved = Job::new_shared(a.clone(), 1, NopJob, GFP_KERNEL)?;
+        // Not to another scheduler's entity: the job stays where it is.
+        assert_eq!(moved.set_entity(elsewhere.clone()), Err(EINVAL));
+        assert!(core::ptr::eq(moved.entity(), &*a));
+        moved.set_entity(b.clone())?;
+        assert!(core::ptr::eq(moved.entity(), &*b));
+        let moved = moved.push().finished;
+        // The test keeps the entities: dropping one cancels the jobs it has not started.
+        let on_b = Job::new_shared(b.clone(), 1, NopJob, GFP_KERNEL)?
+            .push()
+            .finished;
+        let on_a = Job::new_shared(a.clone(), 1, NopJob, GFP_KERNEL)?
+            .push()
+            .finished;
+        for fence in [&moved, &on_b, &on_a] {
+            fence.wait(false, Some(WAIT))?;
+            assert_eq!(errno(fence), 0);
+        }
+        // The moved job took the first sequence number of its new entity's context, and none of
+        // the old one's.
+        assert_eq!(moved.context(), on_b.context());
+        assert_ne!(moved.context(), on_a.context());
+        assert_eq!((moved.seqno(), on_b.seqno(), on_a.seqno()), (1, 2, 1));
         Ok(())
     }
 

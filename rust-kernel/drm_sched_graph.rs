@@ -1,11 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 
-// series: until graph-ready
-//! Dependency graphs of scheduler jobs: ranks, priority classes and gangs.
-// series: end
-// series: from graph-ready
 //! Dependency graphs of scheduler jobs: ranks, a ready set, priority classes and gangs.
-// series: end
 //!
 //! A scheduler [`Entity`](super::Entity) is a FIFO: a job that waits for its dependencies holds
 //! up every job pushed after it, even ready ones, and the scheduler knows nothing of how urgent
@@ -17,7 +12,6 @@
 //!   start together) and computes, per node, the critical-path *rank* (the longest remaining
 //!   path by cost, the node included) and the *chain depth* (the number of nodes on the longest
 //!   dependency chain ending at the node). A plan is immutable and can be launched many times.
-// series: from graph-ready
 //! - A [`Run`] is one launch of a plan: the count of unfinished dependencies of each node and
 //!   of unready members of each gang. It reports nodes and gangs as they become ready.
 //! - A [`ReadySet`] holds the ready nodes of any number of runs, one heap per ring and class,
@@ -28,24 +22,6 @@
 //!
 //! The driver moves a node's job into its entity only when the ready set releases it, and
 //! reports the job's completion back; see the drm/tas driver for a user.
-// series: end
-// series: until graph-ready
-//!
-//! # Gangs
-//!
-//! The members of a gang are on different rings and are meant to start together. A gang whose
-//! members depend on each other, or gangs that depend on each other in a cycle, could never
-//! start and are rejected when the plan is built.
-//!
-//! # Cost
-//!
-//! Building a plan is O(E log E + V) (the edges are sorted to reject duplicates) and its memory
-//! O(V + E). The arrays of a plan grow with the graph, which usually comes from userspace: they
-//! are allocated with the caller's [`Flags`] (e.g. [`GFP_KERNEL_ACCOUNT`], to charge them to the
-//! submitter's memory cgroup) and may be `vmalloc`ed, so they must be dropped where the caller
-//! may sleep.
-// series: end
-// series: from graph-ready
 //!
 //! # Order
 //!
@@ -97,7 +73,6 @@
 //! userspace: they are allocated with the caller's [`Flags`] (e.g. [`GFP_KERNEL_ACCOUNT`], to
 //! charge them to the submitter's memory cgroup) and may be `vmalloc`ed, so they must be
 //! dropped where the caller may sleep.
-// series: end
 
 use crate::{
     alloc::Flags,
@@ -105,18 +80,11 @@ use crate::{
     prelude::*, //
 };
 
-// series: from graph-ready
 /// Consecutive releases of more urgent classes on a ring after which a ready, less urgent class
 /// is served; and releases of a ring and class after which its oldest ready node is.
 pub const STARVATION_LIMIT: u32 = 4;
 
-// series: end
-// series: until graph-ready
-/// The most rings a [`Plan`] can have (gangs are kept as bit masks of rings).
-// series: end
-// series: from graph-ready
 /// The most rings a [`ReadySet`] can serve (gangs are kept as bit masks of rings).
-// series: end
 pub const MAX_RINGS: u32 = 64;
 
 /// The priority class of a node.
@@ -135,12 +103,10 @@ impl Class {
     /// The number of classes.
     pub const COUNT: usize = 3;
 
-// series: from graph-ready
     fn index(self) -> usize {
         self as usize
     }
 
-// series: end
     /// The entity priority that stands for the class between clients.
     pub fn priority(self) -> Priority {
         match self {
@@ -199,10 +165,8 @@ pub struct Plan {
     succ: KVVec<u32>,
     gangs: KVVec<PlanGang>,
     gang_members: KVVec<u32>,
-// series: from graph-ready
     /// Nodes outside of gangs per ring and class, at `ring * Class::COUNT + class`.
     counts: KVVec<u32>,
-// series: end
     /// The nodes without predecessors.
     sources: KVVec<u32>,
     /// The nodes in a topological order.
@@ -264,9 +228,7 @@ impl Plan {
             succ,
             gangs: KVVec::new(),
             gang_members: KVVec::new(),
-// series: from graph-ready
             counts: KVVec::from_elem(0u32, num_rings as usize * Class::COUNT, flags)?,
-// series: end
             sources: KVVec::new(),
             order: KVVec::new(),
             num_rings,
@@ -339,13 +301,11 @@ impl Plan {
 
         plan.build_gangs(nodes, flags)?;
         plan.order = topo;
-// series: from graph-ready
         for node in plan.nodes.iter() {
             if node.gang == NO_GANG {
                 plan.counts[node.ring as usize * Class::COUNT + node.class.index()] += 1;
             }
         }
-// series: end
         for u in 0..n as u32 {
             for i in plan.succ_start[u as usize]..plan.succ_start[u as usize + 1] {
                 let w = plan.succ[i as usize];
@@ -535,7 +495,6 @@ impl Plan {
     pub fn gang_rings(&self, g: u32) -> u64 {
         self.gangs[g as usize].rings
     }
-    // series: from graph-ready
 
     /// The class whose priority the members of gang `g` (below [`Plan::num_gangs`]) are to be
     /// pushed with: the most urgent class of its members, and at least [`Class::Normal`].
@@ -549,7 +508,6 @@ impl Plan {
     pub fn gang_class(&self, g: u32) -> Class {
         self.gangs[g as usize].class.min(Class::Normal)
     }
-    // series: end
 
     /// Whether the edge from `u` to `w` is pipelined: both nodes are on one ring, of one class
     /// and outside of gangs, so that their jobs go to one entity, which runs them in order.
@@ -572,7 +530,6 @@ impl Plan {
     }
 }
 
-// series: from graph-ready
 /// What became ready in a [`Run`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Ready {
@@ -592,13 +549,11 @@ pub struct Run {
     waiting: KVVec<u32>,
     gang_waiting: KVVec<u32>,
     released: KVVec<bool>,
-    // series: from graph-on-rings
     /// Per node, the predecessors that were neither released (also early) nor completed, and
     /// the events added with [`Run::add_wait`] that did not happen yet.
     off_rings: KVVec<u32>,
     /// Per node, whether it was released early (see [`Run::release_early`]).
     early: KVVec<bool>,
-    // series: end
     left: usize,
 }
 
@@ -613,20 +568,16 @@ impl Run {
         for g in plan.gangs.iter() {
             gang_waiting.push(g.len, flags)?;
         }
-        // series: from graph-on-rings
         let mut off_rings = KVVec::with_capacity(plan.len(), flags)?;
         for node in plan.nodes.iter() {
             off_rings.push(node.indegree, flags)?;
         }
-        // series: end
         Ok(Self {
             waiting,
             gang_waiting,
             released: KVVec::from_elem(false, plan.len(), flags)?,
-            // series: from graph-on-rings
             off_rings,
             early: KVVec::from_elem(false, plan.len(), flags)?,
-            // series: end
             left: plan.len(),
         })
     }
@@ -635,9 +586,7 @@ impl Run {
     /// reported with [`Run::resolve`]. Only before [`Run::start`].
     pub fn add_wait(&mut self, v: u32) {
         self.waiting[v as usize] = self.waiting[v as usize].saturating_add(1);
-        // series: from graph-on-rings
         self.off_rings[v as usize] = self.off_rings[v as usize].saturating_add(1);
-        // series: end
     }
 
     /// Reports the nodes and gangs that are ready from the start to `ready`.
@@ -676,9 +625,7 @@ impl Run {
 
     /// Reports that an event added with [`Run::add_wait`] for node `v` happened.
     pub fn resolve(&mut self, plan: &Plan, v: u32, mut ready: impl FnMut(Ready)) {
-        // series: from graph-on-rings
         self.off_rings[v as usize] = self.off_rings[v as usize].saturating_sub(1);
-        // series: end
         self.release_one(plan, v, &mut ready);
     }
 
@@ -693,9 +640,7 @@ impl Run {
             return;
         }
         for &w in plan.succ(v) {
-            // series: from graph-on-rings
             self.off_rings[w as usize] = self.off_rings[w as usize].saturating_sub(1);
-            // series: end
             if plan.pipelined(v, w) {
                 self.release_one(plan, w, &mut ready);
             }
@@ -707,11 +652,9 @@ impl Run {
     pub fn complete(&mut self, plan: &Plan, v: u32, mut ready: impl FnMut(Ready)) -> bool {
         let released = core::mem::replace(&mut self.released[v as usize], true);
         for &w in plan.succ(v) {
-            // series: from graph-on-rings
             if !released && !self.early[v as usize] {
                 self.off_rings[w as usize] = self.off_rings[w as usize].saturating_sub(1);
             }
-            // series: end
             // A pipelined successor was counted when `v` was released.
             if !(released && plan.pipelined(v, w)) {
                 self.release_one(plan, w, &mut ready);
@@ -725,7 +668,6 @@ impl Run {
     pub fn left(&self) -> usize {
         self.left
     }
-    // series: from graph-on-rings
 
     /// Whether node `v` is not ready yet, but waits only for predecessors that were released to
     /// their rings (see [`Run::release`]): they will finish without the driver, which may then
@@ -755,7 +697,6 @@ impl Run {
             self.off_rings[w as usize] = self.off_rings[w as usize].saturating_sub(1);
         }
     }
-    // series: end
 }
 
 /// An entry of a [`ReadySet`] heap or gang queue.
@@ -867,10 +808,8 @@ struct RingState {
     /// Gang members released to the ring and not finished.
     gang: u32,
     passed_over: [u32; Class::COUNT],
-    // series: from graph-on-rings
     /// Nodes handed to the ring outside of the set (see [`ReadySet::released_outside`]).
     outside: u32,
-    // series: end
 }
 
 impl RingState {
@@ -1074,16 +1013,9 @@ impl<I> ReadySet<I> {
             .map_or((0, 0), |e| (e.rings, e.class.index()));
         if reserved != 0 {
             // Its members pass the less urgent nodes in flight (see `Plan::gang_class()`).
-            // series: until graph-on-rings
-            let idle = (0..self.rings.len())
-                .filter(|r| reserved & (1u64 << r) != 0)
-                .all(|r| self.rings[r].ahead_of(class) == 0);
-            // series: end
-            // series: from graph-on-rings
             let idle = (0..self.rings.len())
                 .filter(|r| reserved & (1u64 << r) != 0)
                 .all(|r| self.rings[r].ahead_of(class) == 0 && self.rings[r].outside == 0);
-            // series: end
             if idle && admit(reserved) {
                 let e = self.heaps[gq].v.remove(0).ok()?;
                 for r in 0..self.rings.len() {
@@ -1171,7 +1103,6 @@ impl<I> ReadySet<I> {
     pub fn in_flight(&self, ring: u32) -> u32 {
         self.rings.get(ring as usize).map_or(0, RingState::total)
     }
-    // series: from graph-on-rings
 
     /// Whether a node of `class` handed to `ring` now, outside of the set, would pass no ready
     /// node: the ring's window has room for the class and no ready node of any class waits for
@@ -1209,7 +1140,6 @@ impl<I> ReadySet<I> {
             state.outside = state.outside.saturating_sub(1);
         }
     }
-    // series: end
 
     /// Removes every entry for which `f` returns `true`, e.g. those of a cancelled launch.
     pub fn remove_if(&mut self, mut f: impl FnMut(&I) -> bool) {
@@ -1412,7 +1342,6 @@ impl<K: PartialEq> GangOrder<K> {
     }
 }
 
-// series: end
 #[kunit_tests(rust_drm_sched_graph)]
 mod tests {
     use super::*;
@@ -1430,7 +1359,6 @@ mod tests {
         node(ring, Class::Normal, 0, cost)
     }
 
-// series: from graph-ready
     /// A ready set sized for `plan`, and `plan` admitted to it.
     fn ready_set(plan: &Plan, window: u32) -> Result<ReadySet<Ready>> {
         let mut set = ReadySet::new(plan.num_rings(), window, GFP_KERNEL)?;
@@ -1567,7 +1495,6 @@ mod tests {
         Ok(sim)
     }
 
-// series: end
     #[test]
     fn ranks_and_depths() -> Result {
         // 0 -> 1 -> 3, 0 -> 2 -> 3
@@ -1655,7 +1582,6 @@ mod tests {
         assert_eq!(plan.gang_members(1), &[2, 3]);
         Ok(())
     }
-// series: from graph-ready
 
     #[test]
     fn urgent_node_overtakes_queued_work() -> Result {
@@ -1716,7 +1642,6 @@ mod tests {
         Ok(())
     }
 
-    // series: from graph-on-rings
     #[test]
     fn on_rings() -> Result {
         // Node 1 (ring 1) waits for nodes 0 (ring 0) and 2 (ring 2); node 3 (ring 1) for node 0
@@ -1887,7 +1812,6 @@ mod tests {
         Ok(())
     }
 
-    // series: end
     #[test]
     fn class_order() -> Result {
         // Independent nodes on one ring; the batch ones have the highest ranks.
@@ -2470,5 +2394,4 @@ mod tests {
         assert!(set.shortfall(&plan).is_none());
         Ok(())
     }
-// series: end
 }

@@ -80,7 +80,6 @@ enum tas_kms_prop {
 	TAS_KMS_NUM_PROPS,
 };
 
-/* series: from tas-graph-tests */
 static const struct {
 	__u32 obj_type;
 	const char *name;
@@ -102,7 +101,6 @@ static const struct {
 	[TAS_KMS_PLANE_IN_FENCE_FD] = { DRM_MODE_OBJECT_PLANE, "IN_FENCE_FD" },
 };
 
-/* series: end */
 /* The output the test drives: connector -> CRTC -> primary plane. */
 struct tas_kms_output {
 	__u32 connector_id;
@@ -124,7 +122,6 @@ struct tas_kms_req {
 	int error;
 };
 
-/* series: from tas-graph-tests */
 /* Milliseconds from @base to @t, negative if @t is earlier. */
 static long long tas_rel_ms(__u64 t, __u64 base)
 {
@@ -671,7 +668,6 @@ static __u64 tas_kms_frame_ns(const struct drm_mode_modeinfo *mode)
 	       mode->clock;
 }
 
-/* series: end */
 FIXTURE(tas_kms) {
 	int tas_fd;
 	int card_fd;
@@ -700,11 +696,9 @@ FIXTURE_VARIANT_ADD(tas_kms, virtio_gpu) {
 
 FIXTURE_SETUP(tas_kms)
 {
-/* series: from tas-graph-tests */
 	struct drm_tas_get_param param = {
 		.param = DRM_TAS_PARAM_NUM_RINGS,
 	};
-/* series: end */
 	struct drm_set_client_cap cap;
 	int ret;
 
@@ -725,14 +719,12 @@ FIXTURE_SETUP(tas_kms)
 	if (self->card_fd < 0)
 		SKIP(return, "no KMS card of driver %s", variant->driver);
 
-/* series: from tas-graph-tests */
 	ret = tas_ioctl(self->tas_fd, DRM_IOCTL_TAS_GET_PARAM, &param);
 	ASSERT_EQ(0, ret) TH_LOG("setup: TAS GET_PARAM NUM_RINGS: %s",
 				 strerror(-ret));
 	ASSERT_NE(0ULL, param.value) TH_LOG("setup: tas has no ring");
 	self->num_rings = param.value;
 
-/* series: end */
 	/* The first opener is master; another master would hold the card. */
 	ret = tas_ioctl(self->card_fd, DRM_IOCTL_SET_MASTER, NULL);
 	if (ret)
@@ -828,7 +820,6 @@ FIXTURE_TEARDOWN(tas_kms)
 		close(self->tas_fd);
 }
 
-/* series: from tas-graph-tests */
 /*
  * A nonblocking page flip whose IN_FENCE_FD is the sync_file of a TAS graph
  * completes, and signals its OUT_FENCE_PTR fence, only after the graph.
@@ -1046,7 +1037,6 @@ TEST_F_TIMEOUT(tas_kms, flip_waits_for_graph, 60)
 		       tas_kms_frame_ns(&out->mode) / 1000);
 }
 
-/* series: end */
 /*
  * Buffers tas did not create are refused: a dumb buffer of the KMS driver,
  * exported as a dma-buf, cannot be imported into tas (-EINVAL, before tas

@@ -37,61 +37,14 @@
 #include "kselftest_harness.h"
 #include "tas_common.h"
 
-/* series: until tas-keep */
-#define TAS_UAPI_VERSION	4
-/* series: end */
-/* series: from tas-keep */
-/* series: until tas-host */
-#define TAS_UAPI_VERSION	5
-/* series: end */
-/* series: end */
-/* series: from tas-host */
-/* series: until tas-bind */
-#define TAS_UAPI_VERSION	6
-/* series: end */
-/* series: end */
-/* series: from tas-bind */
 #define TAS_UAPI_VERSION	7
-/* series: end */
 #define TAS_MAX_RINGS		16
-/* series: until tas-ops */
-#define TAS_NUM_OPS		(DRM_TAS_OP_NOP + 1)
-/* series: end */
-/* series: from tas-ops */
-/* series: until tas-host */
-#define TAS_NUM_OPS		(DRM_TAS_OP_MATMUL + 1)
-/* series: end */
-/* series: end */
-/* series: from tas-host */
 #define TAS_NUM_OPS		(DRM_TAS_OP_HOST + 1)
-/* series: end */
-/* series: from tas-classes-tests */
 #define TAS_NUM_CLASSES		(DRM_TAS_CLASS_BATCH + 1)
-/* series: end */
 #define TAS_MATMUL_MAX_DIM	256
 
 /* The last parameter this version of the uAPI knows. */
-/* series: until tas-graph-tests */
-#define TAS_LAST_PARAM		DRM_TAS_PARAM_MAX_BO_SIZE
-/* series: end */
-/* series: from tas-graph-tests */
-/* series: until tas-templates-tests */
-#define TAS_LAST_PARAM		DRM_TAS_PARAM_MAX_NODES_IN_FLIGHT
-/* series: end */
-/* series: end */
-/* series: from tas-templates-tests */
-/* series: until tas-keep */
-#define TAS_LAST_PARAM		DRM_TAS_PARAM_MAX_TEMPLATE_NODES
-/* series: end */
-/* series: end */
-/* series: from tas-keep */
-/* series: until tas-host */
-#define TAS_LAST_PARAM		DRM_TAS_PARAM_MAX_KEPT_GRAPHS
-/* series: end */
-/* series: end */
-/* series: from tas-host */
 #define TAS_LAST_PARAM		DRM_TAS_PARAM_HOST_TIMEOUT_NS
-/* series: end */
 
 /* How long a test waits for a graph before it declares the device hung. */
 #define TAS_WAIT_NS		(10 * TAS_NSEC_PER_SEC)
@@ -122,7 +75,6 @@ static __u64 tas_round_up(__u64 value, __u64 align)
 {
 	return (value + align - 1) / align * align;
 }
-/* series: from tas-graph-tests */
 
 /* A small deterministic generator, so that every run tests the same cases. */
 static __u32 tas_rand(__u32 *state)
@@ -135,7 +87,6 @@ static __u32 tas_rand(__u32 *state)
 	*state = x;
 	return x;
 }
-/* series: end */
 
 /* Returns 0 and the value, or -errno. */
 static int tas_get_param(int fd, __u32 param, __u32 pad, __u64 *value)
@@ -205,7 +156,6 @@ static int tas_bo_map(int fd, __u32 handle, size_t size, void **map)
 	return 0;
 }
 
-/* series: from tas-graph-tests */
 /* Creates a buffer of @size bytes and maps it. */
 static int tas_bo_create_map(int fd, __u64 size, __u32 *handle, void **map)
 {
@@ -420,14 +370,12 @@ static void tas_array_init(struct drm_tas_array *array, const void *ptr,
 	array->count = count;
 	array->stride = count ? stride : 0;
 }
-/* series: from tas-ops-tests */
 
 /* The immediate operand of a MATMUL node: dst (M x N) = src0 x src1. */
 static __u64 tas_matmul_imm(__u64 m, __u64 n, __u64 k)
 {
 	return m | n << 16 | k << 32;
 }
-/* series: end */
 
 static int tas_submit_flags(int fd, __u32 flags,
 			    const struct drm_tas_node *nodes, __u32 num_nodes,
@@ -462,27 +410,6 @@ static int tas_submit(int fd, const struct drm_tas_node *nodes,
 				waits, num_waits, signals, num_signals,
 				graph_id);
 }
-/* series: until tas-keep-tests */
-
-static int tas_graph_info(int fd, __u64 graph_id,
-			  struct drm_tas_node_info *info, __u32 count,
-			  __u32 *done)
-{
-	struct drm_tas_graph_info args;
-	int ret;
-
-	memset(&args, 0, sizeof(args));
-	memset(info, 0, count * sizeof(*info));
-	args.graph_id = graph_id;
-	tas_array_init(&args.nodes, info, count, sizeof(*info));
-
-	ret = tas_ioctl(fd, DRM_IOCTL_TAS_GRAPH_INFO, &args);
-	if (!ret && done)
-		*done = args.done;
-	return ret;
-}
-/* series: end */
-/* series: from tas-keep-tests */
 
 static int tas_graph_info_flags(int fd, __u64 graph_id, __u32 flags,
 				struct drm_tas_node_info *info, __u32 count,
@@ -509,7 +436,6 @@ static int tas_graph_info(int fd, __u64 graph_id,
 {
 	return tas_graph_info_flags(fd, graph_id, 0, info, count, done);
 }
-/* series: end */
 
 /*
  * Runs a one-node graph to completion, to prove that the device still
@@ -544,7 +470,6 @@ static int tas_run_nop(int fd)
 	return ret;
 }
 
-/* series: end */
 FIXTURE(tas) {
 	int fd;
 	__u64 num_rings;
@@ -555,11 +480,9 @@ FIXTURE_SETUP(tas)
 	self->fd = tas_open_render_node();
 	if (self->fd < 0)
 		SKIP(return, "no tas render node (CONFIG_DRM_TAS not enabled?)");
-/* series: from tas-graph-tests */
 	ASSERT_EQ(0, tas_get_param(self->fd, DRM_TAS_PARAM_NUM_RINGS, 0,
 				   &self->num_rings));
 	ASSERT_NE(0ULL, self->num_rings);
-/* series: end */
 }
 
 FIXTURE_TEARDOWN(tas)
@@ -581,18 +504,15 @@ TEST_F(tas, struct_layout)
 		  sizeof(struct drm_tas_bo_create) },
 		{ DRM_IOCTL_TAS_BO_MMAP_OFFSET, DRM_TAS_BO_MMAP_OFFSET,
 		  sizeof(struct drm_tas_bo_mmap_offset) },
-/* series: from tas-graph-tests */
 		{ DRM_IOCTL_TAS_SUBMIT_GRAPH, DRM_TAS_SUBMIT_GRAPH,
 		  sizeof(struct drm_tas_submit_graph) },
 		{ DRM_IOCTL_TAS_GRAPH_INFO, DRM_TAS_GRAPH_INFO,
 		  sizeof(struct drm_tas_graph_info) },
-/* series: end */
 	};
 	static const size_t sizes[] = {
 		sizeof(struct drm_tas_get_param),
 		sizeof(struct drm_tas_bo_create),
 		sizeof(struct drm_tas_bo_mmap_offset),
-/* series: from tas-graph-tests */
 		sizeof(struct drm_tas_buf),
 		sizeof(struct drm_tas_node),
 		sizeof(struct drm_tas_edge),
@@ -601,7 +521,6 @@ TEST_F(tas, struct_layout)
 		sizeof(struct drm_tas_submit_graph),
 		sizeof(struct drm_tas_node_info),
 		sizeof(struct drm_tas_graph_info),
-/* series: end */
 	};
 	unsigned int i;
 
@@ -619,7 +538,6 @@ TEST_F(tas, struct_layout)
 	/* Every structure is padded to a multiple of 64 bits. */
 	for (i = 0; i < ARRAY_SIZE(sizes); i++)
 		EXPECT_EQ((size_t)0, sizes[i] % sizeof(__u64));
-/* series: from tas-host-tests */
 
 	/* HOST_DONE writes nothing back. */
 	EXPECT_EQ(DRM_COMMAND_BASE + DRM_TAS_HOST_DONE,
@@ -628,7 +546,6 @@ TEST_F(tas, struct_layout)
 		  (size_t)_IOC_SIZE(DRM_IOCTL_TAS_HOST_DONE));
 	EXPECT_EQ((unsigned int)_IOC_WRITE, _IOC_DIR(DRM_IOCTL_TAS_HOST_DONE));
 	EXPECT_EQ((size_t)24, sizeof(struct drm_tas_host_done));
-/* series: end */
 }
 
 TEST_F(tas, param_version)
@@ -639,7 +556,6 @@ TEST_F(tas, param_version)
 	ASSERT_EQ((__u64)TAS_UAPI_VERSION, value);
 }
 
-/* series: from tas-graph-tests */
 TEST_F(tas, param_num_rings)
 {
 	__u64 value = 0;
@@ -651,7 +567,6 @@ TEST_F(tas, param_num_rings)
 	TH_LOG("rings: %llu", (unsigned long long)value);
 }
 
-/* series: end */
 TEST_F(tas, param_limits)
 {
 	static const struct {
@@ -659,7 +574,6 @@ TEST_F(tas, param_limits)
 		__u64 value;
 	} limits[] = {
 		{ DRM_TAS_PARAM_MAX_BO_SIZE, 64ULL << 20 },
-/* series: from tas-graph-tests */
 		{ DRM_TAS_PARAM_MAX_NODES, 16384 },
 		{ DRM_TAS_PARAM_MAX_EDGES, 65536 },
 		{ DRM_TAS_PARAM_MAX_WAITS, 64 },
@@ -667,14 +581,9 @@ TEST_F(tas, param_limits)
 		{ DRM_TAS_PARAM_MAX_DURATION_NS, 10 * TAS_NSEC_PER_SEC },
 		{ DRM_TAS_PARAM_MAX_STRIDE, 4096 },
 		{ DRM_TAS_PARAM_MAX_NODES_IN_FLIGHT, 65536 },
-/* series: end */
-/* series: from tas-templates-tests */
 		{ DRM_TAS_PARAM_MAX_TEMPLATE_NODES, 65536 },
-/* series: end */
-/* series: from tas-keep-tests */
 		{ DRM_TAS_PARAM_MAX_KEPT_NODES, 65536 },
 		{ DRM_TAS_PARAM_MAX_KEPT_GRAPHS, 1024 },
-/* series: end */
 	};
 	unsigned int i;
 
@@ -687,7 +596,6 @@ TEST_F(tas, param_limits)
 	}
 }
 
-/* series: from tas-graph-tests */
 TEST_F(tas, param_ops)
 {
 	__u64 ops = 0;
@@ -719,7 +627,6 @@ TEST_F(tas, param_ring_depth)
 	TH_LOG("ring depth: %llu", (unsigned long long)value);
 }
 
-/* series: end */
 TEST_F(tas, param_unknown)
 {
 	static const __u32 unknown[] = {
@@ -870,8 +777,6 @@ TEST_F(tas, bo_mmap_zeroed_writable)
 	EXPECT_EQ(0, tas_bo_close(self->fd, handle));
 }
 
-/* series: from tas-graph-tests */
-/* series: from tas-ops-tests */
 /* The bounds checks of nodes use the size rounded up to whole pages. */
 TEST_F(tas, bo_size_rounded_to_pages)
 {
@@ -907,7 +812,6 @@ TEST_F(tas, bo_size_rounded_to_pages)
 	EXPECT_EQ(0, tas_bo_close(self->fd, handle));
 }
 
-/* series: end */
 /*
  * The validation table: every variant of the tas_submit fixture changes one
  * thing of a valid submission and checks the result of SUBMIT_GRAPH. After a
@@ -1009,7 +913,6 @@ static int tas_sub_init(struct tas_sub *s)
 		tas_node_init(&n[i], i % s->num_rings, DRM_TAS_OP_NOP,
 			      TAS_SUB_DURATION_NS);
 
-/* series: from tas-ops-tests */
 	n[0].op = DRM_TAS_OP_FILL;
 	n[0].imm = 0x01020304;
 	tas_buf_init(&n[0].dst, s->bo, 0, TAS_SUB_RANGE);
@@ -1024,7 +927,6 @@ static int tas_sub_init(struct tas_sub *s)
 	tas_buf_init(&n[2].src[1], s->bo, TAS_SUB_RANGE, TAS_SUB_RANGE);
 	tas_buf_init(&n[2].dst, s->bo, 2 * TAS_SUB_RANGE, TAS_SUB_RANGE);
 
-/* series: end */
 	for (i = 0; i < TAS_SUB_EDGES; i++)
 		tas_edge_init(&s->edges[i], i, i + 1);
 
@@ -1298,27 +1200,15 @@ static int tas_mut_too_many_signals(struct tas_sub *s)
 
 static int tas_mut_flags(struct tas_sub *s)
 {
-/* series: until tas-dispatch */
-	s->args.flags = 1;
-/* series: end */
-/* series: from tas-dispatch */
-/* series: until tas-keep */
-	s->args.flags = DRM_TAS_SUBMIT_FIFO << 1;
-/* series: end */
-/* series: end */
-/* series: from tas-keep */
 	s->args.flags = DRM_TAS_SUBMIT_KEEP << 1;
-/* series: end */
 	return 0;
 }
-/* series: from tas-dispatch-tests */
 
 static int tas_mut_fifo(struct tas_sub *s)
 {
 	s->args.flags = DRM_TAS_SUBMIT_FIFO;
 	return 0;
 }
-/* series: end */
 
 static int tas_mut_flags_high(struct tas_sub *s)
 {
@@ -1517,25 +1407,6 @@ static int tas_mut_op_max(struct tas_sub *s)
 	s->nodes[3].op = 0xffffffff;
 	return 0;
 }
-/* series: until tas-classes */
-
-/* A field reserved for priority classes. */
-static int tas_mut_class_reserved(struct tas_sub *s)
-{
-	s->nodes[3].class = 1;
-	return 0;
-}
-/* series: end */
-/* series: until tas-gangs */
-
-/* A field reserved for gangs. */
-static int tas_mut_gang_reserved(struct tas_sub *s)
-{
-	s->nodes[0].gang = 1;
-	return 0;
-}
-/* series: end */
-/* series: from tas-classes-tests */
 
 static int tas_mut_class_unknown(struct tas_sub *s)
 {
@@ -1557,7 +1428,6 @@ static int tas_mut_classes(struct tas_sub *s)
 		s->nodes[i].class = i % TAS_NUM_CLASSES;
 	return 0;
 }
-/* series: from tas-gangs-tests */
 
 /* Gangs of one node each. */
 static int tas_mut_gang(struct tas_sub *s)
@@ -1586,8 +1456,6 @@ static int tas_mut_gang_same_ring(struct tas_sub *s)
 	s->nodes[2].gang = 7;
 	return 0;
 }
-/* series: end */
-/* series: end */
 
 static int tas_mut_node_flags(struct tas_sub *s)
 {
@@ -1636,7 +1504,6 @@ static int tas_mut_nop_src(struct tas_sub *s)
 	tas_buf_init(&s->nodes[3].src[1], s->bo, 0, TAS_SUB_RANGE);
 	return 0;
 }
-/* series: from tas-ops-tests */
 
 static int tas_mut_fill_src(struct tas_sub *s)
 {
@@ -1827,7 +1694,6 @@ static int tas_mut_matmul_missing_src(struct tas_sub *s)
 	memset(&s->nodes[2].src[1], 0, sizeof(s->nodes[2].src[1]));
 	return 0;
 }
-/* series: end */
 
 static int tas_mut_edge_from_out_of_range(struct tas_sub *s)
 {
@@ -2119,27 +1985,21 @@ FIXTURE_VARIANT_ADD(tas_submit, ring_last) {
 	.mutate = tas_mut_ring_last,
 	.expected = 0,
 };
-/* series: from tas-dispatch-tests */
-/* series: from tas-classes-tests */
 
 FIXTURE_VARIANT_ADD(tas_submit, classes) {
 	.mutate = tas_mut_classes,
 	.expected = 0,
 };
-/* series: from tas-gangs-tests */
 
 FIXTURE_VARIANT_ADD(tas_submit, gang) {
 	.mutate = tas_mut_gang,
 	.expected = 0,
 };
-/* series: end */
-/* series: end */
 
 FIXTURE_VARIANT_ADD(tas_submit, fifo) {
 	.mutate = tas_mut_fifo,
 	.expected = 0,
 };
-/* series: from tas-gangs-tests */
 
 FIXTURE_VARIANT_ADD(tas_submit, gang_dependent) {
 	.mutate = tas_mut_gang_dependent,
@@ -2150,9 +2010,6 @@ FIXTURE_VARIANT_ADD(tas_submit, gang_same_ring) {
 	.mutate = tas_mut_gang_same_ring,
 	.expected = -EINVAL,
 };
-/* series: end */
-/* series: end */
-/* series: from tas-ops-tests */
 
 FIXTURE_VARIANT_ADD(tas_submit, buf_at_end) {
 	.mutate = tas_mut_buf_at_end,
@@ -2168,7 +2025,6 @@ FIXTURE_VARIANT_ADD(tas_submit, matmul_dim_max) {
 	.mutate = tas_mut_matmul_dim_max,
 	.expected = 0,
 };
-/* series: end */
 
 FIXTURE_VARIANT_ADD(tas_submit, transitive_edge) {
 	.mutate = tas_mut_transitive_edge,
@@ -2453,21 +2309,6 @@ FIXTURE_VARIANT_ADD(tas_submit, op_max) {
 	.mutate = tas_mut_op_max,
 	.expected = -EINVAL,
 };
-/* series: until tas-classes */
-
-FIXTURE_VARIANT_ADD(tas_submit, class_reserved) {
-	.mutate = tas_mut_class_reserved,
-	.expected = -EINVAL,
-};
-/* series: end */
-/* series: until tas-gangs */
-
-FIXTURE_VARIANT_ADD(tas_submit, gang_reserved) {
-	.mutate = tas_mut_gang_reserved,
-	.expected = -EINVAL,
-};
-/* series: end */
-/* series: from tas-classes-tests */
 
 FIXTURE_VARIANT_ADD(tas_submit, class_unknown) {
 	.mutate = tas_mut_class_unknown,
@@ -2478,7 +2319,6 @@ FIXTURE_VARIANT_ADD(tas_submit, class_max) {
 	.mutate = tas_mut_class_max,
 	.expected = -EINVAL,
 };
-/* series: end */
 
 FIXTURE_VARIANT_ADD(tas_submit, node_flags) {
 	.mutate = tas_mut_node_flags,
@@ -2520,7 +2360,6 @@ FIXTURE_VARIANT_ADD(tas_submit, nop_src) {
 	.mutate = tas_mut_nop_src,
 	.expected = -EINVAL,
 };
-/* series: from tas-ops-tests */
 
 FIXTURE_VARIANT_ADD(tas_submit, fill_src) {
 	.mutate = tas_mut_fill_src,
@@ -2631,7 +2470,6 @@ FIXTURE_VARIANT_ADD(tas_submit, matmul_missing_src) {
 	.mutate = tas_mut_matmul_missing_src,
 	.expected = -EINVAL,
 };
-/* series: end */
 
 /* Edges. */
 FIXTURE_VARIANT_ADD(tas_submit, edge_from_out_of_range) {
@@ -2843,12 +2681,7 @@ TEST_F(tas, graph_info_errors)
 	memset(&args, 0, sizeof(args));
 	args.graph_id = graph_id;
 	tas_array_init(&args.nodes, info, 2, sizeof(info[0]));
-/* series: until tas-keep */
-	args.flags = 1;
-/* series: end */
-/* series: from tas-keep */
 	args.flags = DRM_TAS_GRAPH_INFO_RELEASE << 1;
-/* series: end */
 	EXPECT_EQ(-EINVAL, tas_ioctl(self->fd, DRM_IOCTL_TAS_GRAPH_INFO,
 				     &args));
 
@@ -2993,9 +2826,7 @@ TEST_F_TIMEOUT(tas, graph_info_does_not_wait_for_submission, 120)
 /* The dispatch modes of SUBMIT_GRAPH: the tests below run under each. */
 static const __u32 tas_dispatch_flags[] = {
 	0,
-/* series: from tas-dispatch-tests */
 	DRM_TAS_SUBMIT_FIFO,
-/* series: end */
 };
 
 /* A node's tag: any 64-bit value, which one test also looks for in the trace. */
@@ -3255,7 +3086,6 @@ TEST_F(tas, submit_error_index)
 	EXPECT_EQ((__u32)DRM_TAS_ERROR_NODES, array);
 	EXPECT_EQ(3U, index);
 	nodes[3].flags = 0;
-/* series: from tas-ops-tests */
 	nodes[1].op = DRM_TAS_OP_FILL;
 	tas_buf_init(&nodes[1].dst, 0xfffff, 0, 4096);
 	EXPECT_EQ(-ENOENT, tas_submit_blame(self->fd, nodes, 4, edges, 3, NULL,
@@ -3263,7 +3093,6 @@ TEST_F(tas, submit_error_index)
 	EXPECT_EQ((__u32)DRM_TAS_ERROR_NODES, array);
 	EXPECT_EQ(1U, index);
 	tas_node_init(&nodes[1], 0, DRM_TAS_OP_NOP, 0);
-/* series: end */
 
 	/* Edges: a self-loop, an end out of range, the later of two equal. */
 	tas_edge_init(&edges[1], 2, 2);
@@ -3345,7 +3174,6 @@ TEST_F(tas, graph_info_keeps_last_64)
 
 	tas_syncobj_destroy(self->fd, syncobj);
 }
-/* series: from tas-ops-tests */
 
 /*
  * C = A x B with tiles: A is split into TAS_MM_BLOCKS x TAS_MM_BLOCKS tiles,
@@ -3563,7 +3391,6 @@ TEST_F(tas, fill_copy_chain)
 	munmap(y, 2 * TAS_FC_RANGE);
 	munmap(x, 3 * TAS_FC_RANGE);
 }
-/* series: end */
 
 #define TAS_DAG_NODES		50
 #define TAS_DAG_MAX_EDGES	(TAS_DAG_NODES * (TAS_DAG_NODES - 1) / 2)
@@ -3586,9 +3413,7 @@ TEST_F(tas, ordering_random_dag)
 			      DRM_TAS_OP_NOP,
 			      100 * TAS_NSEC_PER_USEC +
 			      tas_rand(&seed) % (900 * TAS_NSEC_PER_USEC));
-/* series: from tas-classes-tests */
 		nodes[j].class = tas_rand(&seed) % TAS_NUM_CLASSES;
-/* series: end */
 		for (i = 0; i < j; i++)
 			if (tas_rand(&seed) % 8 == 0)
 				tas_edge_init(&edges[e++], i, j);
@@ -3939,11 +3764,8 @@ TEST_F(tas, close_with_graph_in_flight)
 	free(nodes);
 }
 
-/* series: end */
 TEST_HARNESS_MAIN
 
-/* series: from tas-graph-tests */
-/* series: from tas-dispatch-tests */
 /*
  * On ring 0, node 2 waits for node 0 on ring 1, which waits for a sw_sync
  * fence, and node 3 for node 1 on ring 2; a topological push puts node 2
@@ -4013,7 +3835,6 @@ TEST_F(tas, dispatch_no_head_of_line_blocking)
 	tas_syncobj_destroy(self->fd, syncobj);
 }
 
-/* series: from tas-classes-tests */
 #define TAS_FLOOD_NODES		2048
 #define TAS_STREAM_DEPTH	8
 #define TAS_STREAM_NODES	8
@@ -4120,8 +3941,6 @@ static int tas_wait_started(int fd, __u64 graph_id,
 	return ret;
 }
 
-/* series: end */
-/* series: from tas-gangs-tests */
 /*
  * How far apart the members of a gang may start: their rings' workers wake
  * one after the other, which takes up to a few milliseconds on a debug
@@ -4336,16 +4155,8 @@ TEST_F(tas, gang_start_trace_event)
 }
 
 #define TAS_MAX_TEST_DEPTH	16
-/* series: from tas-early-tests */
-/* series: until tas-early-slot-tests */
-/* The credits of a ring's scheduler beyond its depth: for its early node. */
-#define TAS_EARLY_CREDITS	1
-/* series: end */
-/* series: from tas-early-slot-tests */
 /* The credits of a ring's scheduler beyond its depth: for its early nodes. */
 #define TAS_EARLY_CREDITS	2
-/* series: end */
-/* series: end */
 
 /*
  * Gangs of two clients on the same two rings, both queued in the scheduler
@@ -4360,14 +4171,9 @@ TEST_F(tas, gang_start_trace_event)
  */
 TEST_F(tas, gangs_of_two_clients_start_together)
 {
-/* series: until tas-early-tests */
-	struct drm_tas_node fill[2 * TAS_MAX_TEST_DEPTH], gang[2];
-/* series: end */
-/* series: from tas-early-tests */
 	struct drm_tas_node fill[2 * (TAS_MAX_TEST_DEPTH + TAS_EARLY_CREDITS)];
 	struct drm_tas_node gang[2];
 	__u32 n_fill;
-/* series: end */
 	struct drm_tas_node_info info[2];
 	__u64 depth = 0, graph_id[2], first, spread;
 	__u32 syncobj[2], done, c, m;
@@ -4386,16 +4192,6 @@ TEST_F(tas, gangs_of_two_clients_start_together)
 	fd[2] = tas_open_render_node();
 	ASSERT_LE(0, fd[2]);
 
-/* series: until tas-early-tests */
-	/* The stock dispatch pushes all of them at once. */
-	for (m = 0; m < 2 * depth; m++)
-		tas_node_init(&fill[m], m % 2, DRM_TAS_OP_NOP,
-			      20 * TAS_NSEC_PER_MSEC);
-	ASSERT_EQ(0, tas_submit_flags(fd[2], DRM_TAS_SUBMIT_FIFO, fill,
-				      2 * depth, NULL, 0, NULL, 0, NULL, 0,
-				      NULL));
-/* series: end */
-/* series: from tas-early-tests */
 	/*
 	 * The stock dispatch pushes all of them at once: the rings' depth and
 	 * the credits kept for early nodes, which these are not.
@@ -4406,7 +4202,6 @@ TEST_F(tas, gangs_of_two_clients_start_together)
 			      20 * TAS_NSEC_PER_MSEC);
 	ASSERT_EQ(0, tas_submit_flags(fd[2], DRM_TAS_SUBMIT_FIFO, fill,
 				      n_fill, NULL, 0, NULL, 0, NULL, 0, NULL));
-/* series: end */
 	for (c = 0; c < 2; c++) {
 		for (m = 0; m < 2; m++) {
 			tas_node_init(&gang[m], m, DRM_TAS_OP_NOP,
@@ -4505,8 +4300,6 @@ TEST_F_TIMEOUT(tas, gang_not_held_by_other_clients_work, 300)
 	}
 }
 
-/* series: end */
-/* series: from tas-classes-tests */
 #define TAS_BATCH_PER_RING	8
 
 /*
@@ -4684,9 +4477,6 @@ TEST_F_TIMEOUT(tas, normal_not_held_by_waiting_batch, 300)
 	tas_syncobj_destroy(self->fd, syncobj);
 }
 
-/* series: end */
-/* series: end */
-/* series: from tas-templates-tests */
 static int tas_template_create(int fd, const struct drm_tas_node *nodes,
 			       __u32 num_nodes, const struct drm_tas_edge *edges,
 			       __u32 num_edges, __u32 *handle)
@@ -4963,8 +4753,6 @@ TEST_F(tas, template_errors)
 	ASSERT_EQ(0, tas_run_nop(self->fd));
 }
 
-/* series: end */
-/* series: from tas-keep-tests */
 /*
  * Reads graph @graph_id, of @count nodes, with GRAPH_INFO @flags once it is
  * done; -ETIMEDOUT if it is not done within TAS_WAIT_NS.
@@ -5116,12 +4904,7 @@ TEST_F(tas, keep_template_launch)
 	EXPECT_LE(info[0].finished_ns, info[1].started_ns);
 
 	/* Unknown launch flags. */
-/* series: until tas-bind */
-	launch.flags = DRM_TAS_SUBMIT_KEEP << 1;
-/* series: end */
-/* series: from tas-bind */
 	launch.flags = DRM_TAS_LAUNCH_BINDS << 1;
-/* series: end */
 	EXPECT_EQ(-EINVAL, tas_ioctl(self->fd, DRM_IOCTL_TAS_TEMPLATE_LAUNCH,
 				     &launch));
 	ASSERT_EQ(0, tas_template_destroy(self->fd, handle));
@@ -5227,8 +5010,6 @@ TEST_F_TIMEOUT(tas, keep_limit_nodes, 300)
 	free(nodes);
 }
 
-/* series: end */
-/* series: from tas-dispatch-tests */
 /*
  * A stock-dispatch (FIFO) node waits in the scheduler for what it depends
  * on; the graph dispatcher's nodes, queued only once ready, must not end up
@@ -5268,7 +5049,6 @@ TEST_F(tas, fifo_wait_does_not_block_dispatched_nodes)
 	tas_syncobj_destroy(self->fd, s);
 }
 
-/* series: end */
 static int tas_syncobj_eventfd(int fd, __u32 handle, __u64 point,
 			       __u32 flags, int efd)
 {
@@ -5547,8 +5327,6 @@ TEST_F(tas, syncobj_array_ioctls_huge_counts)
 	munmap(zeros, size);
 	ASSERT_EQ(0, tas_run_nop(self->fd));
 }
-/* series: from tas-dispatch-tests */
-/* series: from tas-classes-tests */
 
 /* Removes @cap from the effective capabilities of the calling thread. */
 static int tas_drop_capability(int cap)
@@ -5575,9 +5353,7 @@ TEST_F(tas, latency_class_needs_cap_sys_nice)
 	struct drm_tas_node node, two[2];
 	struct drm_tas_sync signal;
 	__u32 syncobj, array, index;
-/* series: from tas-templates-tests */
 	__u32 handle;
-/* series: end */
 
 	ASSERT_EQ(0, tas_syncobj_create(self->fd, 0, &syncobj));
 	tas_sync_init(&signal, syncobj, DRM_TAS_NODE_GRAPH, 0);
@@ -5602,33 +5378,26 @@ TEST_F(tas, latency_class_needs_cap_sys_nice)
 					    NULL, 0, &array, &index));
 	EXPECT_EQ((__u32)DRM_TAS_ERROR_NODES, array);
 	EXPECT_EQ(1U, index);
-/* series: from tas-templates-tests */
 	EXPECT_EQ(-EACCES, tas_template_create(self->fd, &node, 1, NULL, 0,
 					       &handle));
-/* series: end */
 	ASSERT_EQ(0, tas_submit_flags(self->fd, DRM_TAS_SUBMIT_FIFO, &node, 1,
 				      NULL, 0, NULL, 0, &signal, 1, NULL));
 	ASSERT_EQ(0, tas_syncobj_wait_graph(self->fd, syncobj));
 	node.class = DRM_TAS_CLASS_NORMAL;
 	EXPECT_EQ(0, tas_submit(self->fd, &node, 1, NULL, 0, NULL, 0, NULL, 0,
 				NULL));
-/* series: from tas-templates-tests */
 	node.class = DRM_TAS_CLASS_BATCH;
 	EXPECT_EQ(0, tas_template_create(self->fd, &node, 1, NULL, 0, &handle));
 	EXPECT_EQ(0, tas_template_destroy(self->fd, handle));
-/* series: end */
 	tas_syncobj_destroy(self->fd, syncobj);
 	ASSERT_EQ(0, tas_run_nop(self->fd));
 }
-/* series: end */
 
 #define TAS_MAX_IN_FLIGHT	1024U
-/* series: end */
 
 static void tas_on_alarm(int sig __maybe_unused)
 {
 }
-/* series: from tas-dispatch-tests */
 
 /*
  * A file has at most 1024 graphs in flight. The next submission waits
@@ -5701,7 +5470,6 @@ TEST_F_TIMEOUT(tas, submit_waits_for_free_slot, 120)
 	tas_syncobj_destroy(self->fd, in);
 	ASSERT_EQ(0, tas_run_nop(self->fd));
 }
-/* series: end */
 
 #define TAS_MAX_BUDGET_GRAPHS	8
 
@@ -5732,10 +5500,8 @@ TEST_F_TIMEOUT(tas, submit_waits_for_node_budget, 300)
 	ASSERT_EQ(0ULL, budget % max_nodes);
 	graphs = budget / max_nodes;
 	ASSERT_LE(graphs, ARRAY_SIZE(ids));
-/* series: from tas-dispatch-tests */
 	/* Fewer graphs than launch slots: the nodes are what runs out. */
 	ASSERT_LT(graphs, TAS_MAX_IN_FLIGHT);
-/* series: end */
 
 	timeline = tas_sw_sync_syncobj(self->fd, &in);
 	if (timeline == -ENOENT)
@@ -5748,13 +5514,6 @@ TEST_F_TIMEOUT(tas, submit_waits_for_node_budget, 300)
 	ASSERT_NE(NULL, nodes);
 	tas_sync_init(&wait, in, DRM_TAS_NODE_GRAPH, 0);
 	tas_sync_init(&signal, out, DRM_TAS_NODE_GRAPH, 0);
-/* series: until tas-dispatch-tests */
-	for (i = 0; i < graphs; i++)
-		ASSERT_EQ(0, tas_submit(self->fd, nodes, max_nodes, NULL, 0,
-					&wait, 1, NULL, 0, &ids[i]))
-			TH_LOG("graph %u", i);
-/* series: end */
-/* series: from tas-dispatch-tests */
 	/* Half of them with the stock dispatch, which counts too. */
 	for (i = 0; i < graphs; i++)
 		ASSERT_EQ(0, tas_submit_flags(self->fd,
@@ -5762,16 +5521,13 @@ TEST_F_TIMEOUT(tas, submit_waits_for_node_budget, 300)
 					      nodes, max_nodes, NULL, 0, &wait,
 					      1, NULL, 0, &ids[i]))
 			TH_LOG("graph %u", i);
-/* series: end */
 
 	memset(&args, 0, sizeof(args));
 	tas_array_init(&args.nodes, nodes, 1, sizeof(*nodes));
 	tas_array_init(&args.signals, &signal, 1, sizeof(signal));
 	ASSERT_EQ(0, sigaction(SIGALRM, &sa, NULL));
 	for (i = 0; i < 2; i++) {
-/* series: from tas-dispatch-tests */
 		args.flags = i ? DRM_TAS_SUBMIT_FIFO : 0;
-/* series: end */
 		alarm(1);
 		EXPECT_EQ(-1, ioctl(self->fd, DRM_IOCTL_TAS_SUBMIT_GRAPH,
 				    &args));
@@ -5812,7 +5568,6 @@ TEST_F_TIMEOUT(tas, submit_waits_for_node_budget, 300)
 	ASSERT_EQ(0, tas_run_nop(self->fd));
 }
 
-/* series: from tas-templates-tests */
 /*
  * A file's templates have at most DRM_TAS_PARAM_MAX_TEMPLATE_NODES nodes
  * together: one more is refused with -ENOSPC, and destroying a template
@@ -5857,8 +5612,6 @@ TEST_F_TIMEOUT(tas, template_node_limit, 300)
 	ASSERT_EQ(0, tas_run_nop(self->fd));
 }
 
-/* series: end */
-/* series: end */
 static int tas_write_file(const char *path, const char *value)
 {
 	int fd, ret = 0;
@@ -5872,7 +5625,6 @@ static int tas_write_file(const char *path, const char *value)
 	return ret;
 }
 
-/* series: from tas-graph-tests */
 #define TAS_CGROUP_ROOT		"/sys/fs/cgroup"
 #define TAS_CGROUP_MARGIN	(4ULL << 20)
 
@@ -6009,11 +5761,9 @@ TEST_F_TIMEOUT(tas, memcg_limit_fails_submission_quietly, 120)
 
 	EXPECT_EQ(-ENOMEM, tas_submit(self->fd, nodes, max_nodes, NULL, 0, NULL,
 				      0, NULL, 0, NULL));
-/* series: from tas-dispatch-tests */
 	EXPECT_EQ(-ENOMEM, tas_submit_flags(self->fd, DRM_TAS_SUBMIT_FIFO,
 					    nodes, max_nodes, NULL, 0, NULL, 0,
 					    NULL, 0, NULL));
-/* series: end */
 	ASSERT_EQ(0, tas_read_cgroup(dir, "memory.events", "max", &events_max));
 	ASSERT_EQ(0, tas_read_cgroup(dir, "memory.events", "oom", &oom));
 	ASSERT_EQ(0, tas_read_cgroup(dir, "memory.events", "oom_kill", &kills));
@@ -6044,7 +5794,6 @@ TEST_F_TIMEOUT(tas, memcg_limit_fails_submission_quietly, 120)
 	free(nodes);
 }
 
-/* series: from tas-dispatch-tests */
 /* Reads memory.current until it has not changed for 500 ms (at most 20 s). */
 static __u64 tas_memcg_settled(const char *dir)
 {
@@ -6110,8 +5859,6 @@ TEST_F_TIMEOUT(tas, memcg_charges_open, 120)
 	ASSERT_EQ(0, tas_write_u64(TAS_CGROUP_ROOT, "cgroup.procs", getpid()));
 }
 
-/* series: end */
-/* series: from tas-templates-tests */
 /*
  * The instances of a template that the driver prepares in a work item, for
  * launches to come, are charged to the memory cgroup of the template's
@@ -6156,8 +5903,6 @@ TEST_F_TIMEOUT(tas, memcg_charges_template_instances, 120)
 	free(nodes);
 }
 
-/* series: end */
-/* series: end */
 /*
  * Fault injection, as syzkaller does it: the n-th allocation of one call
  * fails, for n = 1, 2, ... until the call makes fewer than n allocations
@@ -6234,7 +5979,6 @@ static bool tas_fault_fired(int fd)
 		return false;
 	return fired;
 }
-/* series: from tas-graph-tests */
 
 static int tas_syncobj_query(int fd, __u32 handle, __u64 *point)
 {
@@ -6249,14 +5993,10 @@ static int tas_syncobj_query(int fd, __u32 handle, __u64 *point)
 
 enum tas_fault_call {
 	TAS_FAULT_SUBMIT,
-/* series: from tas-dispatch-tests */
 	TAS_FAULT_SUBMIT_FIFO,
-/* series: end */
 	TAS_FAULT_GRAPH_INFO,
-/* series: from tas-templates-tests */
 	TAS_FAULT_TEMPLATE_LAUNCH,
 	TAS_FAULT_TEMPLATE_CREATE,
-/* series: end */
 };
 
 /* Whether @call runs the graph (and may change its syncobjs). */
@@ -6264,12 +6004,8 @@ static bool tas_fault_runs_graph(enum tas_fault_call call)
 {
 	switch (call) {
 	case TAS_FAULT_SUBMIT:
-/* series: from tas-dispatch-tests */
 	case TAS_FAULT_SUBMIT_FIFO:
-/* series: end */
-/* series: from tas-templates-tests */
 	case TAS_FAULT_TEMPLATE_LAUNCH:
-/* series: end */
 		return true;
 	default:
 		return false;
@@ -6295,16 +6031,13 @@ FIXTURE_VARIANT_ADD(tas_fault, submit_graph) {
 	.call = TAS_FAULT_SUBMIT,
 };
 
-/* series: from tas-dispatch-tests */
 FIXTURE_VARIANT_ADD(tas_fault, submit_graph_fifo) {
 	.call = TAS_FAULT_SUBMIT_FIFO,
 };
 
-/* series: end */
 FIXTURE_VARIANT_ADD(tas_fault, graph_info) {
 	.call = TAS_FAULT_GRAPH_INFO,
 };
-/* series: from tas-templates-tests */
 
 FIXTURE_VARIANT_ADD(tas_fault, template_launch) {
 	.call = TAS_FAULT_TEMPLATE_LAUNCH,
@@ -6313,7 +6046,6 @@ FIXTURE_VARIANT_ADD(tas_fault, template_launch) {
 FIXTURE_VARIANT_ADD(tas_fault, template_create) {
 	.call = TAS_FAULT_TEMPLATE_CREATE,
 };
-/* series: end */
 
 /*
  * Node 0 (ring 0) fills the first words of the buffer, node 1 (ring 1)
@@ -6334,23 +6066,15 @@ FIXTURE_SETUP(tas_fault)
 				   &num_rings));
 	ASSERT_EQ(0, tas_bo_create_map(self->fd, 2 * range, &self->bo,
 				       (void **)&self->mem));
-/* series: until tas-ops-tests */
-	tas_node_init(&self->nodes[0], 0, DRM_TAS_OP_NOP, 0);
-	tas_node_init(&self->nodes[1], 1 % num_rings, DRM_TAS_OP_NOP, 0);
-/* series: end */
-/* series: from tas-ops-tests */
 	tas_node_init(&self->nodes[0], 0, DRM_TAS_OP_FILL, 0);
 	self->nodes[0].imm = 0x5a5a5a5a;
 	tas_buf_init(&self->nodes[0].dst, self->bo, 0, range);
 	tas_node_init(&self->nodes[1], 1 % num_rings, DRM_TAS_OP_COPY, 0);
 	tas_buf_init(&self->nodes[1].src[0], self->bo, 0, range);
 	tas_buf_init(&self->nodes[1].dst, self->bo, range, range);
-/* series: end */
 	tas_edge_init(&self->edge, 0, 1);
-/* series: from tas-templates-tests */
 	ASSERT_EQ(0, tas_template_create(self->fd, self->nodes, 2, &self->edge,
 					 1, &self->tpl));
-/* series: end */
 	/* GRAPH_INFO's graph; done before the tests look at the buffer. */
 	ASSERT_EQ(0, tas_syncobj_create(self->fd, 0, &syncobj));
 	tas_sync_init(&signal, syncobj, DRM_TAS_NODE_GRAPH, 0);
@@ -6388,15 +6112,11 @@ static int tas_fault_run(int fd, enum tas_fault_call call, __u32 tpl,
 	case TAS_FAULT_SUBMIT:
 		return tas_submit(fd, nodes, 2, edge, 1, NULL, 0, signals, 2,
 				  NULL);
-/* series: from tas-dispatch-tests */
 	case TAS_FAULT_SUBMIT_FIFO:
 		return tas_submit_flags(fd, DRM_TAS_SUBMIT_FIFO, nodes, 2, edge,
 					1, NULL, 0, signals, 2, NULL);
-/* series: end */
-/* series: from tas-templates-tests */
 	case TAS_FAULT_TEMPLATE_LAUNCH:
 		return tas_template_launch(fd, tpl, NULL, 0, signals, 2, NULL);
-/* series: end */
 	default:
 		return -EINVAL;
 	}
@@ -6409,36 +6129,25 @@ TEST_F_TIMEOUT(tas_fault, nth_allocation_fails, 300)
 	struct drm_tas_node_info info[2];
 	bool graph = tas_fault_runs_graph(call);
 	__u32 binary = 0, timeline = 0;
-/* series: from tas-templates-tests */
 	__u32 handle = 0;
-/* series: end */
 	unsigned int n, failed = 0, tolerated = 0;
 	__u64 point;
 	bool fired;
-/* series: until tas-ops-tests */
-	int ret;
-/* series: end */
-/* series: from tas-ops-tests */
 	int i, ret;
-/* series: end */
 
 	for (n = 1; n < TAS_FAULT_MAX_CALLS; n++) {
 		if (graph) {
-/* series: from tas-ops-tests */
 			memset(self->mem, 0, 2 * TAS_FAULT_WORDS * sizeof(__u32));
-/* series: end */
 			ASSERT_EQ(0, tas_syncobj_create(self->fd, 0, &binary));
 			ASSERT_EQ(0, tas_syncobj_create(self->fd, 0, &timeline));
 		}
 
 		ASSERT_EQ(0, tas_fault_arm(self->nth, n));
 		switch (call) {
-/* series: from tas-templates-tests */
 		case TAS_FAULT_TEMPLATE_CREATE:
 			ret = tas_template_create(self->fd, self->nodes, 2,
 						  &self->edge, 1, &handle);
 			break;
-/* series: end */
 		case TAS_FAULT_GRAPH_INFO:
 			ret = tas_graph_info(self->fd, self->graph_id, info, 2,
 					     NULL);
@@ -6457,43 +6166,32 @@ TEST_F_TIMEOUT(tas_fault, nth_allocation_fails, 300)
 			failed++;
 		} else {
 			tolerated += fired;
-/* series: from tas-templates-tests */
 			if (call == TAS_FAULT_TEMPLATE_CREATE)
 				ASSERT_EQ(0, tas_template_destroy(self->fd, handle));
-/* series: end */
 		}
 
 		if (graph && ret) {
-/* series: until tas-ops-tests */
-			/* No syncobj changed. */
-/* series: end */
-/* series: from tas-ops-tests */
 			/* No syncobj changed, and no node ran: once a node
 			 * queued behind any on ring 0 has run, node 0 would
 			 * have.
 			 */
-/* series: end */
 			EXPECT_EQ(0, tas_syncobj_has_fence(self->fd, binary))
 				TH_LOG("n=%u", n);
 			ASSERT_EQ(0, tas_syncobj_query(self->fd, timeline, &point));
 			EXPECT_EQ(0ULL, point) TH_LOG("n=%u", n);
-/* series: from tas-ops-tests */
 			ASSERT_EQ(0, tas_run_nop(self->fd));
 			for (i = 0; i < TAS_FAULT_WORDS; i++)
 				ASSERT_EQ(0U, self->mem[i])
 					TH_LOG("n=%u: node 0 ran", n);
-/* series: end */
 		} else if (graph) {
 			ASSERT_EQ(0, tas_syncobj_wait_graph(self->fd, binary))
 				TH_LOG("n=%u", n);
 			ASSERT_EQ(0, tas_syncobj_timeline_wait(self->fd, timeline,
 							       1, TAS_WAIT_NS))
 				TH_LOG("n=%u", n);
-/* series: from tas-ops-tests */
 			for (i = 0; i < 2 * TAS_FAULT_WORDS; i++)
 				ASSERT_EQ(0x5a5a5a5aU, self->mem[i])
 					TH_LOG("n=%u: word %d", n, i);
-/* series: end */
 		}
 		if (graph) {
 			tas_syncobj_destroy(self->fd, binary);
@@ -6507,7 +6205,6 @@ TEST_F_TIMEOUT(tas_fault, nth_allocation_fails, 300)
 	       failed, tolerated);
 	ASSERT_EQ(0, tas_run_nop(self->fd));
 }
-/* series: end */
 
 /*
  * BO_CREATE with its n-th allocation failed, for every n until it makes
@@ -6571,7 +6268,6 @@ TEST_F_TIMEOUT(tas_nth, bo_create, 300)
 	TH_LOG("%u calls failed with -ENOMEM, %u succeeded despite a failed allocation",
 	       failed, tolerated);
 }
-/* series: from tas-host-tests */
 
 static int tas_host_done(int fd, __u64 graph_id, __u32 node, __s32 error)
 {
@@ -7122,8 +6818,6 @@ TEST_F(tas, host_node_start_carries_error)
 	tas_syncobj_destroy(self->fd, start1);
 	tas_syncobj_destroy(self->fd, start0);
 }
-/* series: end */
-/* series: from tas-bind-tests */
 
 static int tas_template_launch_binds(int fd, __u32 handle,
 				     const struct drm_tas_bind *binds,
@@ -7483,8 +7177,6 @@ TEST_F(tas, template_bind_errors)
 	tas_bo_close(self->fd, small);
 	munmap(mbuf, 2 * range);
 }
-/* series: end */
-/* series: from tas-retire-tests */
 
 #define TAS_EVICT_NODES		4096
 #define TAS_EVICT_LAUNCHES	20
@@ -7544,8 +7236,6 @@ TEST_F_TIMEOUT(tas, history_evicts_large_graphs, 400)
 	free(info);
 	free(nodes);
 }
-/* series: end */
-/* series: from tas-let-go-tests */
 
 #define TAS_LET_GO_BYTES	(16ULL << 20)
 
@@ -7695,8 +7385,6 @@ TEST_F_TIMEOUT(tas, completed_launch_lets_go_of_bound_buffers, 120)
 	ASSERT_EQ(0, tas_bo_close(self->fd, tb));
 	ASSERT_EQ(0, tas_write_u64(TAS_CGROUP_ROOT, "cgroup.procs", getpid()));
 }
-/* series: end */
-/* series: from tas-early-tests */
 
 /*
  * A chain over rings 0, 1 and 2: node 0 runs for 50 ms, nodes 1 and 2
@@ -7815,7 +7503,6 @@ TEST_F_TIMEOUT(tas, early_node_keeps_its_class, 300)
 	free(flood);
 }
 
-/* series: from tas-early-retry-tests */
 /*
  * Node 1 on ring 1 waits for node 0 (30 ms on ring 0), node 3 on ring 1 for
  * node 2 (60 ms on ring 2). The dispatcher releases the sources ring by
@@ -7864,8 +7551,6 @@ TEST_F(tas, early_node_tried_again)
 	tas_syncobj_destroy(self->fd, syncobj);
 }
 
-/* series: end */
-/* series: from tas-ring-clock-tests */
 /*
  * A ring starts its next node when its last one ends, as hardware starts the
  * next job of its queue, not when the work item that plays the ring gets to
@@ -7928,8 +7613,6 @@ TEST_F(tas, ring_starts_next_node_at_once)
 	tas_syncobj_destroy(self->fd, syncobj);
 }
 
-/* series: end */
-/* series: from tas-node-trace-tests */
 /*
  * Node 1 on ring 1 follows node 0 (20 ms on ring 0), so the dispatcher hands
  * it to its ring while node 0 runs. Each node has one tas_node_start event:
@@ -8010,7 +7693,6 @@ TEST_F(tas, node_start_trace_event)
 	EXPECT_EQ(0, rmdir(TAS_TRACE_INSTANCE));
 }
 
-/* series: end */
 /*
  * The scheduler times out the first job of a ring's pending list, which an
  * early node is from the moment it goes to its ring. With the job timeout T:
@@ -8078,8 +7760,6 @@ TEST_F(tas, early_node_timeout)
 	EXPECT_GT(3 * timeout, info[3].finished_ns - info[3].started_ns);
 	tas_syncobj_destroy(self->fd, syncobj);
 }
-/* series: end */
-/* series: from tas-early-slot-tests */
 
 /*
  * A ring's wait slot goes to the next early node once the node that held it
@@ -8166,4 +7846,3 @@ TEST_F(tas, wait_slot_free_once_early_node_starts)
 	EXPECT_LT(info[4].finished_ns, info[1].finished_ns);
 	tas_syncobj_destroy(self->fd, syncobj);
 }
-/* series: end */

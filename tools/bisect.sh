@@ -62,7 +62,7 @@
 # what the compile-only ledger covers, as --ledger does for --full's.
 #
 # The series' own options are the CONFIG_ symbols that its Kconfig files add
-# (read from series.yaml's files and edits) and that have a prompt.
+# (the Kconfig lines the series adds) and that have a prompt.
 #
 # The kunitconfig is kunit/.kunitconfig in the build directory of `make
 # kunit`; TAS_BISECT_CONFIG=debug takes kunit/debug.kunitconfig (the same

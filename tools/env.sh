@@ -24,9 +24,10 @@ TAS_KMAKE_STR="${TAS_KMAKE[*]}"
 export TAS_KMAKE_STR
 mkdir -p "$TAS_CACHE" "$TAS_TOOLS"
 
-# Bring $TAS_TREE to the series as series.yaml has it now, without touching
-# the repository's patches/ (the generated patches go to the cache).
+# Bring $TAS_TREE to the series as series/ has it now, without touching
+# the repository's patches/ (the generated patches go to the cache); a change
+# in the source folders not folded into a patch yet is built on top of it.
 tas_assemble() {
-	"$TAS_TOOLS/venv/bin/python" "$TAS_ROOT/tools/series.py" assemble \
+	"$TAS_TOOLS/venv/bin/python" "$TAS_ROOT/tools/series.py" assemble --wip \
 		--out "$TAS_OUT/assembled-patches" >/dev/null
 }

@@ -1,32 +1,34 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# Test the series pipeline's staging markers, check that patches/ is what
-# series.yaml generates (byte for byte), then apply
-# patches/series.mbox with `b4 am` and `git am` onto a fresh copy of the base.
+# Test the series pipeline, check that patches/ is what series.yaml and
+# series/ generate (byte for byte) and that the series ends in the source
+# folders' files, then apply patches/series.mbox with `b4 am` and `git am`
+# onto a fresh copy of the base.
 set -euo pipefail
 . "$(dirname "$0")/env.sh"
 
 tmp=$(mktemp -d)
 trap 'git -C "$TAS_BASE" worktree remove --force "$tmp/tree" 2>/dev/null || true; rm -rf "$tmp"' EXIT
 
-# The staging markers (files that grow across patches) do what series.py says.
-if ! "$TAS_TOOLS/venv/bin/python" "$TAS_ROOT/tools/test_series.py" -q >"$tmp/markers" 2>&1; then
-	cat "$tmp/markers"
+# The pipeline (build, fold, import) does what series.py says.
+if ! "$TAS_TOOLS/venv/bin/python" "$TAS_ROOT/tools/test_series.py" -q >"$tmp/pipeline" 2>&1; then
+	cat "$tmp/pipeline"
 	echo "series-check: FAIL: tools/test_series.py" >&2
 	exit 1
 fi
-echo "series-check: staging markers: $(grep -o 'Ran [0-9]* tests' "$tmp/markers")"
+echo "series-check: pipeline: $(grep -o 'Ran [0-9]* tests' "$tmp/pipeline")"
 
-# Every stage of every C, header and Rust file with markers is laid out as
-# if written by hand: no two blank lines in a row, a blank line after '}'.
+# Every version of every C, header and Rust file the series adds is laid out
+# as if written by hand: no two blank lines in a row, a blank line after '}'.
 if ! "$TAS_TOOLS/venv/bin/python" "$TAS_ROOT/tools/series.py" check-layout >"$tmp/layout"; then
 	head -n 20 "$tmp/layout"
-	echo "series-check: FAIL: a staged file's blank lines (see docs/design.md)" >&2
+	echo "series-check: FAIL: blank lines in a version of a file the series adds" >&2
 	exit 1
 fi
-echo "series-check: every stage of the staged C, header and Rust files laid out cleanly"
+echo "series-check: every version of the C, header and Rust files the series adds laid out cleanly"
 
+# Without --wip: fails when the source folders hold a change no patch has.
 out=$("$TAS_TOOLS/venv/bin/python" "$TAS_ROOT/tools/series.py" assemble --no-checkout --out "$tmp/patches")
 tree=${out##* tree }
 if ! diff -r "$TAS_ROOT/patches" "$tmp/patches" >"$tmp/diff"; then
@@ -34,7 +36,7 @@ if ! diff -r "$TAS_ROOT/patches" "$tmp/patches" >"$tmp/diff"; then
 	echo "series-check: FAIL: patches/ is stale; run 'make series' and commit" >&2
 	exit 1
 fi
-echo "series-check: patches/ matches series.yaml ($(ls "$TAS_ROOT"/patches/*.patch | wc -l) files)"
+echo "series-check: patches/ matches series.yaml and series/ ($(ls "$TAS_ROOT"/patches/*.patch | wc -l) files), which end in the source folders' files"
 
 . "$TAS_CACHE/base.info"
 want=$(sed -n 's/^  tested: *//p' "$TAS_ROOT/series.yaml")

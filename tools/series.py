@@ -1,39 +1,52 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
-"""Assemble the TAS patch series from series.yaml.
+"""Assemble the TAS patch series from series.yaml and series/.
 
-Every patch of series.yaml becomes one commit on top of the base kernel tree:
-the files it adds are copied from the repository, the edits it makes to
-existing kernel files are applied as diffs. The commits are built with git
-plumbing in a private index, so the work tree of the kernel tree is only
-updated at the end, and only where a file really changed: incremental kernel
-builds stay incremental.
+The series is kept the way kernel developers keep a quilt stack: one diff
+per patch in series/, the source of truth of every intermediate version,
+and series.yaml as the index (base, cover letter, and per patch its
+subject, commit message and diff). The repository's source folders
+(rust-kernel/, drivers-gpu-drm-tas/, ...) hold the files the series adds as
+they are at its end, the code that developers read, edit and build;
+series.yaml's files: maps each one to its kernel path, and every command
+checks that the end of the diffs and the source folders agree.
 
-A file the series adds can grow across patches: series.yaml names it in the
-patch that adds it, and marker lines in the repository's copy (always the
-final version, the one developers edit and build) say which lines arrive in
-a later patch or leave in one:
+Every patch becomes one commit on top of the base kernel tree, built with
+git plumbing in a private index (git apply --cached, git commit-tree), so
+the work tree of the kernel tree is only updated at the end, and only where
+a file really changed: incremental kernel builds stay incremental.
 
-    // series: from ID      the lines up to the matching end arrive in patch ID
-    // series: until ID     the lines up to the matching end leave in patch ID
-    // series: end
+A change made in a source folder is "not folded" until a patch holds it:
 
-ID is the id: of a patch in series.yaml; blocks nest; the comment leader may
-be //, #, /* (closed by */ on the same line), * (a line inside a C block
-comment, such as a DOC: section) or .. (reStructuredText). The
-marker lines themselves never reach a patch. Every patch after the one adding
-a file updates it when its version there differs.
+  fold N        fold it into patch N: a three-way merge of the change onto
+                patch N, and of every later patch onto the result, as a
+                `git commit --fixup` and `git rebase --autosquash` would do;
+                it stops at a conflict and rewrites the diffs that change
+  import [REV]  take the series back from a branch of the kernel tree
+                (default: its branch `series`) that was edited with git
+                (commit --fixup, rebase -i --autosquash, b4 prep): one
+                commit per patch, in series.yaml's order and with its
+                subjects; the diffs and the source folders are rewritten
+
+Until then `assemble --wip` (what the build targets use) puts the change in
+one commit on top of the series, and `assemble` without it (make series,
+make series-check) fails.
 
 The commits carry a fixed identity and fixed dates, and the patches are
 written with --zero-commit and rewritten Message-Ids, so that assembling the
 same sources twice gives byte-identical patches/.
 
 Sub-commands:
-  assemble [--out DIR] [--no-checkout]   build the commits, write the patches
+  assemble [--out DIR] [--no-checkout] [--wip]  build the commits, write the patches
+  fold N                                 fold the source folders' change into patch N
+  import [REV]                           take the series back from a branch
   list                                   print "N<TAB>subject" per patch
   files                                  kernel paths the series adds or edits
   commit N                               print the commit id of patch N
-  show N PATH                            print repository file PATH as patch N has it
+  show N PATH                            print file PATH (repository or kernel
+                                         path) as patch N has it
+  check-layout                           blank-line faults in any version of the
+                                         C, header and Rust files the series adds
 """
 
 import argparse
@@ -56,6 +69,9 @@ BASE = os.path.join(CACHE, "base")
 TREE = os.environ.get("TAS_TREE") or os.path.join(CACHE, "tree")
 
 DEFAULT_IDENTITY = "TAS Developers <tas-devel@example.org>"
+WIP_SUBJECT = "WIP: changes not folded into a patch yet"
+DIFF_CONFIG = ["-c", "core.abbrev=12", "-c", "diff.algorithm=myers",
+               "-c", "diff.renames=false"]
 
 
 def die(msg):
@@ -63,7 +79,7 @@ def die(msg):
     sys.exit(1)
 
 
-def git(*args, cwd=TREE, env=None, input=None, check=True):
+def git(*args, cwd=None, env=None, input=None, check=True):
     full_env = dict(os.environ)
     full_env.update({"LC_ALL": "C", "GIT_CONFIG_NOSYSTEM": "1",
                      "GIT_CONFIG_GLOBAL": "/dev/null"})
@@ -72,53 +88,18 @@ def git(*args, cwd=TREE, env=None, input=None, check=True):
                      "GIT_COMMITTER_NAME": name, "GIT_COMMITTER_EMAIL": email})
     if env:
         full_env.update(env)
-    r = subprocess.run(["git", *args], cwd=cwd, env=full_env, input=input,
-                       capture_output=True, text=True)
+    r = subprocess.run(["git", *args], cwd=cwd or TREE, env=full_env,
+                       input=input, capture_output=True, text=True)
     if check and r.returncode != 0:
         die(f"git {' '.join(args)} failed:\n{r.stderr}")
     return r.stdout
 
 
-MARKER = re.compile(
-    r"^\s*(?://|#|/\*|\*|\.\.)\s*series:\s*(?:(from|until)\s+([A-Za-z0-9_-]+)|(end))"
-    r"\s*(?:\*/)?\s*$")
-
-
-def stage(s, src, n):
-    """The text of repository file src as patch n (1-based) adds it."""
-    with open(os.path.join(ROOT, src)) as f:
-        return stage_text(s["_ids"], f.read(), n, src)
-
-
-def stage_text(ids, text, n, src):
-    """text as patch n has it, given the patch numbers of the ids."""
-    lines = text.splitlines(keepends=True)
-    out, stack = [], []
-    for ln, line in enumerate(lines, 1):
-        m = MARKER.match(line)
-        if not m:
-            if all(stack):
-                out.append(line)
-            continue
-        if m.group(3):
-            if not stack:
-                die(f"{src}:{ln}: 'series: end' without a block")
-            stack.pop()
-            continue
-        kind, pid = m.group(1), m.group(2)
-        if pid not in ids:
-            die(f"{src}:{ln}: no patch has id {pid!r}")
-        stack.append(n >= ids[pid] if kind == "from" else n < ids[pid])
-    if stack:
-        die(f"{src}: {len(stack)} 'series:' block(s) without an end")
-    return "".join(out)
-
-
 def layout_errors(text, src):
-    """Blank-line faults that a staged C, header or Rust file must not have:
-    two blank lines in a row, or a closing brace followed directly by the next
-    item. A marker block that leaves one of them in a stage without it lacks
-    its own edge blank line (see docs/design.md)."""
+    """Blank-line faults that a C, header or Rust file must not have: two
+    blank lines in a row, or a closing brace followed directly by the next
+    item. Intermediate versions that only a patch shows are checked for them
+    too (check_layout())."""
     errs = []
     lines = text.split("\n")
     starts = ("static ", "FIXTURE", "TEST", "/*", "#define", "enum ", "struct ",
@@ -126,30 +107,11 @@ def layout_errors(text, src):
     for i in range(1, len(lines)):
         if lines[i] == "" and lines[i - 1] == "" and i < len(lines) - 1:
             errs.append(f"{src}:{i + 1}: two blank lines")
+        # A use list's "};" followed by the next use is rustfmt's layout.
+        if lines[i - 1] == "};" and lines[i].startswith(("use ", "pub use ")):
+            continue
         if lines[i - 1] in ("}", "};") and lines[i].startswith(starts):
             errs.append(f"{src}:{i + 1}: no blank line after '}}'")
-    return errs
-
-
-def check_layout(s):
-    """Runs layout_errors() on every stage of every C, header and Rust file
-    of the series that has staging markers; returns the faults, with their
-    patch numbers."""
-    errs = []
-    n = len(s["patches"])
-    for src in sorted({f for p in s["patches"] for f in (p.get("files") or {})}):
-        if not src.endswith((".c", ".h", ".rs")):
-            continue
-        with open(os.path.join(ROOT, src)) as f:
-            text = f.read()
-        if not any(MARKER.match(line) for line in text.splitlines()):
-            continue
-        seen = set()
-        for i in range(1, n + 1):
-            staged = stage_text(s["_ids"], text, i, src)
-            if staged not in seen:
-                seen.add(staged)
-                errs += [f"patch {i}: {e}" for e in layout_errors(staged, src)]
     return errs
 
 
@@ -162,38 +124,54 @@ def load():
             if p["id"] in s["_ids"]:
                 die(f"patch {i}: id {p['id']!r} is also patch {s['_ids'][p['id']]}'s")
             s["_ids"][p["id"]] = i
-    first = {}
+    diffs = {}
     for i, p in enumerate(s["patches"], 1):
         if len(p["subject"]) > 75:
             die(f"patch {i}: subject longer than 75 characters")
-        for src in (p.get("files") or {}):
-            if not os.path.isfile(os.path.join(ROOT, src)):
-                die(f"patch {i}: missing file {src}")
-            if src in first:
-                die(f"patch {i}: {src} is added by patch {first[src]} already")
-            first[src] = i
-        for d in p.get("edits") or []:
-            if not os.path.isfile(os.path.join(ROOT, d)):
-                die(f"patch {i}: missing edit {d}")
+        d = p.get("diff")
+        if not d or not os.path.isfile(os.path.join(ROOT, d)):
+            die(f"patch {i}: missing diff {d!r}")
+        if d in diffs:
+            die(f"patch {i}: {d} is patch {diffs[d]}'s diff already")
+        diffs[d] = i
+    s["files"] = s.get("files") or {}
+    for src in s["files"]:
+        if not os.path.isfile(os.path.join(ROOT, src)):
+            die(f"files: missing {src}")
     return s
+
+
+def diff_paths(s, p):
+    """Kernel paths that patch p's diff changes, and those it adds."""
+    with open(os.path.join(ROOT, p["diff"])) as f:
+        text = f.read()
+    paths = re.findall(r"^diff --git a/\S+ b/(\S+)$", text, re.M)
+    new = set(re.findall(r"^diff --git a/\S+ b/(\S+)\nnew file mode", text, re.M))
+    return paths, new
 
 
 def added_files(s):
     """Kernel paths of the new files the series adds, in series order."""
-    return [dst for p in s["patches"] for dst in (p.get("files") or {}).values()]
+    return list(s["files"].values())
 
 
 def edited_files(s):
-    """Kernel paths of the existing files the series' edits change."""
+    """Kernel paths of the existing files the series' diffs change."""
+    added = set(added_files(s))
     out = []
     for p in s["patches"]:
-        for d in p.get("edits") or []:
-            with open(os.path.join(ROOT, d)) as f:
-                out += [x for x in re.findall(r"^\+\+\+ b/(\S+)", f.read(), re.M)
-                        if x not in out]
+        out += [x for x in diff_paths(s, p)[0] if x not in added and x not in out]
     return out
 
 
+def repo_path(s, path):
+    """The repository path of a file the series adds, given either path."""
+    if path in s["files"]:
+        return path
+    for src, dst in s["files"].items():
+        if dst == path:
+            return src
+    return None
 def identity():
     ident = os.environ.get("TAS_IDENTITY", DEFAULT_IDENTITY)
     m = re.fullmatch(r"\s*(.+?)\s*<([^>]+)>\s*", ident)
@@ -215,57 +193,230 @@ def ensure_tree():
     return git("rev-parse", "origin/base").strip()
 
 
-def build_commits(s, base):
+def message(s, p):
+    name, email = identity()
+    msg = p["subject"].strip() + "\n\n" + p["body"].strip() + "\n"
+    trailers = p.get("trailers") or []
+    msg += "\n" + "".join(t + "\n" for t in trailers)
+    msg += f"Signed-off-by: {name} <{email}>\n"
+    return msg
+
+
+def commit(s, tree, parent, i, msg):
+    """A commit of patch i's fixed identity and date."""
     name, email = identity()
     date0 = int(s.get("date_epoch", 1767225600))
-    fd, index = tempfile.mkstemp(prefix="tas-index-")
-    os.close(fd)
-    os.unlink(index)
-    env = {"GIT_INDEX_FILE": index}
+    date = f"{date0 + 60 * i} +0000"
+    cenv = {"GIT_AUTHOR_NAME": name, "GIT_AUTHOR_EMAIL": email,
+            "GIT_AUTHOR_DATE": date, "GIT_COMMITTER_NAME": name,
+            "GIT_COMMITTER_EMAIL": email, "GIT_COMMITTER_DATE": date}
+    return git("commit-tree", tree, "-p", parent, "-F", "-", env=cenv,
+               input=msg).strip()
+
+
+class Index:
+    """A private git index of the kernel tree."""
+
+    def __init__(self, tree):
+        fd, self.path = tempfile.mkstemp(prefix="tas-index-")
+        os.close(fd)
+        os.unlink(self.path)
+        self.env = {"GIT_INDEX_FILE": self.path}
+        git("read-tree", tree, env=self.env)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        if os.path.exists(self.path):
+            os.unlink(self.path)
+
+    def apply(self, diff, what):
+        r = subprocess.run(["git", "apply", "--cached", "--whitespace=error-all",
+                            diff], cwd=TREE, env={**os.environ, **self.env},
+                           capture_output=True, text=True)
+        if r.returncode:
+            die(f"{what}: {os.path.relpath(diff, ROOT)} does not apply:\n{r.stderr}")
+
+    def add(self, path, dst):
+        blob = git("hash-object", "-w", path).strip()
+        mode = "100755" if os.access(path, os.X_OK) else "100644"
+        git("update-index", "--add", "--cacheinfo", f"{mode},{blob},{dst}",
+            env=self.env)
+
+    def write_tree(self):
+        return git("write-tree", env=self.env).strip()
+
+
+def build_commits(s, base):
     commits = []
-    try:
-        git("read-tree", base, env=env)
+    with Index(base) as idx:
         parent = base
-        # src -> [dst, its text in the repository, as the last patch had it]
-        added = {}
         for i, p in enumerate(s["patches"], 1):
-            for src, dst in (p.get("files") or {}).items():
-                with open(os.path.join(ROOT, src)) as f:
-                    added[src] = [dst, f.read(), None]
-            # New files, and added files whose staged text changes here.
-            for src, ent in added.items():
-                text = stage_text(s["_ids"], ent[1], i, src)
-                if text == ent[2]:
-                    continue
-                ent[2] = text
-                path = os.path.join(ROOT, src)
-                blob = git("hash-object", "-w", "--stdin", input=text).strip()
-                mode = "100755" if os.access(path, os.X_OK) else "100644"
-                git("update-index", "--add", "--cacheinfo",
-                    f"{mode},{blob},{ent[0]}", env=env)
-            for d in p.get("edits") or []:
-                r = subprocess.run(
-                    ["git", "apply", "--cached", "--whitespace=error-all",
-                     os.path.join(ROOT, d)], cwd=TREE,
-                    env={**os.environ, **env}, capture_output=True, text=True)
-                if r.returncode:
-                    die(f"patch {i}: {d} does not apply:\n{r.stderr}")
-            tree = git("write-tree", env=env).strip()
-            msg = p["subject"].strip() + "\n\n" + p["body"].strip() + "\n"
-            trailers = p.get("trailers") or []
-            msg += "\n" + "".join(t + "\n" for t in trailers)
-            msg += f"Signed-off-by: {name} <{email}>\n"
-            date = f"{date0 + 60 * i} +0000"
-            cenv = {"GIT_AUTHOR_NAME": name, "GIT_AUTHOR_EMAIL": email,
-                    "GIT_AUTHOR_DATE": date, "GIT_COMMITTER_NAME": name,
-                    "GIT_COMMITTER_EMAIL": email, "GIT_COMMITTER_DATE": date}
-            parent = git("commit-tree", tree, "-p", parent, "-F", "-",
-                         env=cenv, input=msg).strip()
+            idx.apply(os.path.join(ROOT, p["diff"]), f"patch {i}")
+            parent = commit(s, idx.write_tree(), parent, i, message(s, p))
             commits.append(parent)
-    finally:
-        if os.path.exists(index):
-            os.unlink(index)
     return commits
+
+
+def unfolded(s, head):
+    """Repository paths of the files the series adds whose source-folder
+    copy differs from their version at head."""
+    dsts = list(s["files"].values())
+    have = {}
+    for line in git("ls-tree", "-r", "--full-tree", head, "--", *dsts).splitlines():
+        meta, path = line.split("\t", 1)
+        mode, _, blob = meta.split()
+        have[path] = (mode, blob)
+    out = []
+    for src, dst in s["files"].items():
+        full = os.path.join(ROOT, src)
+        mode = "100755" if os.access(full, os.X_OK) else "100644"
+        blob = git("hash-object", full).strip()
+        if have.get(dst) != (mode, blob):
+            out.append(src)
+    return out
+
+
+def wip_commit(s, head, changed):
+    """head with the source folders' copies of changed on top."""
+    with Index(head) as idx:
+        for src in changed:
+            idx.add(os.path.join(ROOT, src), s["files"][src])
+        tree = idx.write_tree()
+    msg = WIP_SUBJECT + "\n\n" + "".join(f"{src}\n" for src in changed)
+    return commit(s, tree, head, len(s["patches"]) + 1, msg)
+
+
+def diff_text(a, b):
+    """The diff from commit a to commit b as series/ keeps it: git's, with
+    the base's .gitattributes, without the index lines, which would change
+    with every earlier patch's blobs."""
+    base = git("rev-parse", "origin/base").strip()
+    text = git(f"--attr-source={base}", *DIFF_CONFIG, "diff", "--no-color",
+               "--no-ext-diff", a, b)
+    return re.sub(r"^index [0-9a-f]+\.\.[0-9a-f]+(?: [0-7]+)?\n", "", text,
+                  flags=re.M)
+
+
+def write_diff(s, i, a, b):
+    """Writes patch i's diff from commits a..b; returns whether it changed."""
+    text = diff_text(a, b)
+    if not text:
+        die(f"patch {i} would be empty")
+    path = os.path.join(ROOT, s["patches"][i - 1]["diff"])
+    old = None
+    if os.path.exists(path):
+        with open(path) as f:
+            old = f.read()
+    if old == text:
+        return False
+    with open(path, "w") as f:
+        f.write(text)
+    return True
+
+
+def merge(base, ours, theirs, what):
+    """The tree of ours with the change base..theirs merged in (three-way)."""
+    r = subprocess.run(["git", "merge-tree", "--write-tree", "--name-only",
+                        f"--merge-base={base}", ours, theirs], cwd=TREE,
+                       capture_output=True, text=True)
+    if r.returncode == 1:
+        files = r.stdout.split("\n\n")[0].splitlines()[1:]
+        die(f"{what}: conflict in {', '.join(files) or '?'}; fold by hand: "
+            f"`git rebase -i --autosquash` on the kernel tree's branch "
+            f"`series`, then `tools/series.py import`")
+    if r.returncode:
+        die(f"git merge-tree failed:\n{r.stderr}")
+    return r.stdout.splitlines()[0].strip()
+
+
+def fold(s, base, n):
+    """Folds the source folders' change into patch n and carries the later
+    patches over it; rewrites the diffs that change."""
+    if not 1 <= n <= len(s["patches"]):
+        die(f"no patch {n}")
+    commits = build_commits(s, base)
+    changed = unfolded(s, commits[-1])
+    if not changed:
+        die("nothing to fold: the source folders are the series' end")
+    dirty = wip_commit(s, commits[-1], changed)
+    prev = [base] + commits
+    new = prev[:n]
+    tree = merge(commits[-1], commits[n - 1], dirty, f"patch {n}")
+    new.append(commit(s, tree, new[-1], n, "fold"))
+    for j in range(n + 1, len(commits) + 1):
+        tree = merge(prev[j - 1], new[-1], commits[j - 1], f"patch {j}")
+        new.append(commit(s, tree, new[-1], j, "carry"))
+    want = git("rev-parse", dirty + "^{tree}").strip()
+    got = git("rev-parse", new[-1] + "^{tree}").strip()
+    if got != want:
+        bad = git("diff", "--name-only", new[-1], dirty).split()
+        die(f"a later patch undoes the change in {', '.join(bad)}: "
+            f"fold it into a later patch")
+    rewritten = [j for j in range(n, len(commits) + 1)
+                 if write_diff(s, j, new[j - 1], new[j])]
+    print(f"series: folded {', '.join(changed)} into patch {n}; diffs "
+          f"rewritten: {', '.join(map(str, rewritten))}")
+
+
+def import_branch(s, base, rev):
+    """Takes the series back from the kernel tree's commits base..rev."""
+    commits = git("rev-list", "--reverse", "--first-parent",
+                  f"{base}..{rev}").split()
+    if commits and git("log", "-1", "--format=%s", commits[-1]).strip() == WIP_SUBJECT:
+        die(f"{rev} ends in the commit of unfolded changes: fold it into a "
+            f"patch or drop it first")
+    if len(commits) != len(s["patches"]):
+        die(f"{rev} has {len(commits)} commits on the base, series.yaml "
+            f"{len(s['patches'])} patches: edit series.yaml's index first")
+    for i, (c, p) in enumerate(zip(commits, s["patches"]), 1):
+        if len(git("rev-list", "--parents", "-n", "1", c).split()) != 2:
+            die(f"commit {i} ({c[:12]}) is a merge")
+        subject = git("log", "-1", "--format=%s", c).strip()
+        if subject != p["subject"].strip():
+            die(f"commit {i} is {subject!r}, series.yaml's patch {i} "
+                f"{p['subject']!r}")
+        body = git("log", "-1", "--format=%B", c)
+        if body.strip() != message(s, p).strip():
+            print(f"series: note: commit {i}'s message differs from "
+                  f"series.yaml's, which stays", file=sys.stderr)
+    rewritten = [i for i in range(1, len(commits) + 1)
+                 if write_diff(s, i, ([base] + commits)[i - 1], commits[i - 1])]
+    head = commits[-1]
+    added = git("diff", "--name-only", "--diff-filter=A", base, head).split()
+    stray = sorted(set(added) - set(s["files"].values()))
+    if stray:
+        die(f"new files without a repository copy (series.yaml files:): "
+            f"{', '.join(stray)}")
+    for src, dst in s["files"].items():
+        full = os.path.join(ROOT, src)
+        text = git("show", f"{head}:{dst}")
+        with open(full) as f:
+            same = f.read() == text
+        if not same:
+            with open(full, "w") as f:
+                f.write(text)
+    print(f"series: {len(commits)} patches imported from {rev}; diffs "
+          f"rewritten: {', '.join(map(str, rewritten)) or 'none'}")
+
+
+def check_layout(s, base):
+    """Runs layout_errors() on every version of every C, header and Rust file
+    the series adds; returns the faults, with their patch numbers."""
+    errs, seen = [], set()
+    commits = build_commits(s, base)
+    ours = {dst for dst in s["files"].values() if dst.endswith((".c", ".h", ".rs"))}
+    for i, (p, c) in enumerate(zip(s["patches"], commits), 1):
+        for dst in diff_paths(s, p)[0]:
+            if dst not in ours:
+                continue
+            text = git("show", f"{c}:{dst}")
+            if text in seen:
+                continue
+            seen.add(text)
+            errs += [f"patch {i}: {e}" for e in layout_errors(text, dst)]
+    return errs
 
 
 def msgid(s, n, text):
@@ -278,8 +429,9 @@ def write_patches(s, base, head, out):
     tmp = tempfile.mkdtemp(prefix="tas-fp-")
     try:
         v = int(s.get("version", 1))
-        args = ["-c", "core.abbrev=12", "-c", "diff.algorithm=myers",
-                "-c", "diff.renames=false", "format-patch", "-q",
+        # The kernel's .gitattributes (diff drivers for hunk headers) are
+        # read from the base, whatever the kernel tree has checked out.
+        args = [f"--attr-source={base}", *DIFF_CONFIG, "format-patch", "-q",
                 "--zero-commit", "--cover-letter", "--thread=shallow",
                 "--no-signature", "--subject-prefix",
                 s.get("subject_prefix", "PATCH"), "-o", tmp]
@@ -337,6 +489,12 @@ def main():
     a = sub.add_parser("assemble")
     a.add_argument("--out", default=os.path.join(ROOT, "patches"))
     a.add_argument("--no-checkout", action="store_true")
+    a.add_argument("--wip", action="store_true",
+                   help="build unfolded source-folder changes on top")
+    f = sub.add_parser("fold")
+    f.add_argument("n", type=int)
+    im = sub.add_parser("import")
+    im.add_argument("rev", nargs="?", default="series")
     sub.add_parser("list")
     sub.add_parser("files")
     c = sub.add_parser("commit")
@@ -348,33 +506,48 @@ def main():
     args = ap.parse_args()
 
     s = load()
-    if args.cmd == "check-layout":
-        errs = check_layout(s)
-        for e in errs:
-            print(e)
-        if errs:
-            sys.exit(1)
-        return
     if args.cmd == "list":
         for i, p in enumerate(s["patches"], 1):
             print(f"{i}\t{p['subject']}")
-        return
-    if args.cmd == "show":
-        sys.stdout.write(stage(s, args.path, args.n))
         return
     if args.cmd == "files":
         paths = added_files(s)
         print("\n".join(paths + [x for x in edited_files(s) if x not in paths]))
         return
     base = ensure_tree()
+    if args.cmd == "check-layout":
+        errs = check_layout(s, base)
+        for e in errs:
+            print(e)
+        if errs:
+            sys.exit(1)
+        return
+    if args.cmd == "fold":
+        fold(s, base, args.n)
+        return
+    if args.cmd == "import":
+        import_branch(s, base, args.rev)
+        return
     if args.cmd == "commit":
         if args.n == 0:
             print(base)
             return
         print(git("rev-parse", f"refs/tas/p{args.n}").strip())
         return
+    if args.cmd == "show":
+        src = repo_path(s, args.path)
+        dst = s["files"][src] if src else args.path
+        ref = base if args.n == 0 else f"refs/tas/p{args.n}"
+        sys.stdout.write(git("show", f"{ref}:{dst}"))
+        return
 
     commits = build_commits(s, base)
+    changed = unfolded(s, commits[-1])
+    if changed and not args.wip:
+        die(f"the source folders differ from the series' end in "
+            f"{', '.join(changed)}: fold the change into its patch "
+            f"(tools/series.py fold N), or edit the kernel tree's branch "
+            f"`series` with git and take it back (tools/series.py import)")
     files = write_patches(s, base, commits[-1], args.out)
     if not args.no_checkout:
         for i, c in enumerate(commits, 1):
@@ -384,8 +557,13 @@ def main():
             n = int(ref.rsplit("p", 1)[1])
             if n > len(commits):
                 git("update-ref", "-d", ref)
+        head = commits[-1]
+        if changed:
+            head = wip_commit(s, head, changed)
+            print(f"series: not folded into a patch yet, built on top: "
+                  f"{', '.join(changed)}", file=sys.stderr)
         # Only files that differ from the current checkout are rewritten.
-        git("checkout", "-q", "-f", "-B", "series", commits[-1])
+        git("checkout", "-q", "-f", "-B", "series", head)
     tree = git("rev-parse", commits[-1] + "^{tree}").strip()
     print(f"series: {len(commits)} patches + cover letter in {args.out} "
           f"({len(files)} files, series.mbox), tree {tree}")

@@ -1,77 +1,167 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
-"""Tests of the staging markers of tools/series.py (run by series-check)."""
+"""Tests of tools/series.py (run by series-check): the series built from
+series/'s diffs, a source-folder change folded into its patch with the later
+patches carried over it, a series taken back from a branch edited with git,
+and the layout check, on a small git repository standing in for the kernel."""
 
 import os
+import re
+import shutil
+import subprocess
 import sys
+import tempfile
 import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import series  # noqa: E402
 
-IDS = {"rings": 2, "gangs": 4}
-
-SRC = """\
-a
-// series: from rings
-b
-    /* series: until gangs */
-    c
-    /* series: end */
-    # series: from gangs
-    d
-    # series: end
-// series: end
-.. series: until rings
-e
-.. series: end
-f
-"""
+A0 = "int a;\n\nint b;\n\nint c;\n"
+# Patch 1 adds src/new.c and changes a.c's first line, patch 2 its last.
+A1 = "int a1;\n\nint b;\n\nint c;\n"
+A2 = "int a1;\n\nint b;\n\nint c2;\n"
+NEW1 = "one\ntwo\n"
+NEW2 = "one\ntwo\nthree\n"
 
 
-class Stage(unittest.TestCase):
-    def stage(self, n, text=SRC):
-        return series.stage_text(IDS, text, n, "t")
+def run(*args, cwd):
+    subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@t", *args],
+                   cwd=cwd, check=True, capture_output=True)
 
-    def test_versions(self):
-        self.assertEqual(self.stage(1), "a\ne\nf\n")
-        self.assertEqual(self.stage(2), "a\nb\n    c\nf\n")
-        self.assertEqual(self.stage(3), "a\nb\n    c\nf\n")
-        self.assertEqual(self.stage(4), "a\nb\n    d\nf\n")
 
-    def test_no_markers_unchanged(self):
-        self.assertEqual(self.stage(1, "x\n// series is a word\n"),
-                         "x\n// series is a word\n")
+class Series(unittest.TestCase):
+    def setUp(self):
+        self.tmp = tempfile.mkdtemp(prefix="tas-series-test-")
+        self.saved = (series.ROOT, series.BASE, series.TREE)
+        series.ROOT = os.path.join(self.tmp, "root")
+        series.BASE = os.path.join(self.tmp, "base")
+        series.TREE = os.path.join(self.tmp, "tree")
+        os.makedirs(os.path.join(series.BASE, "k"))
+        self.write(series.BASE, "k/a.c", A0)
+        run("init", "-q", "-b", "base", cwd=series.BASE)
+        run("add", ".", cwd=series.BASE)
+        run("commit", "-q", "-m", "base", cwd=series.BASE)
+        # The diffs of the two patches, made with git as series.py makes them.
+        work = os.path.join(self.tmp, "work")
+        run("clone", "-q", series.BASE, work, cwd=self.tmp)
+        diffs = []
+        for a, new in ((A1, NEW1), (A2, NEW2)):
+            self.write(work, "k/a.c", a)
+            self.write(work, "k/new.c", new)
+            run("add", ".", cwd=work)
+            run("commit", "-q", "-m", "p", cwd=work)
+            diffs.append(re.sub(r"^index .*\n", "", subprocess.run(
+                ["git", "diff", "HEAD~", "HEAD"], cwd=work, check=True,
+                capture_output=True, text=True).stdout, flags=re.M))
+        os.makedirs(os.path.join(series.ROOT, "series"))
+        os.makedirs(os.path.join(series.ROOT, "src"))
+        for i, d in enumerate(diffs, 1):
+            self.write(series.ROOT, f"series/p{i}.diff", d)
+        self.write(series.ROOT, "src/new.c", NEW2)
+        self.write(series.ROOT, "series.yaml", (
+            "files:\n  src/new.c: k/new.c\n"
+            "patches:\n"
+            "  - subject: 'k: one'\n    diff: series/p1.diff\n    body: One.\n"
+            "  - subject: 'k: two'\n    id: two\n    diff: series/p2.diff\n"
+            "    body: Two.\n"))
+        self.s = series.load()
+        self.base = series.ensure_tree()
 
-    def errors(self, text):
+    def tearDown(self):
+        series.ROOT, series.BASE, series.TREE = self.saved
+        shutil.rmtree(self.tmp)
+
+    def write(self, root, path, text):
+        with open(os.path.join(root, path), "w") as f:
+            f.write(text)
+
+    def read(self, path):
+        with open(os.path.join(series.ROOT, path)) as f:
+            return f.read()
+
+    def show(self, commit, path):
+        return series.git("show", f"{commit}:{path}")
+
+    def test_build(self):
+        c = series.build_commits(self.s, self.base)
+        self.assertEqual(len(c), 2)
+        self.assertEqual(self.show(c[0], "k/a.c"), A1)
+        self.assertEqual(self.show(c[0], "k/new.c"), NEW1)
+        self.assertEqual(self.show(c[1], "k/a.c"), A2)
+        self.assertEqual(series.unfolded(self.s, c[1]), [])
+        self.assertEqual(series.added_files(self.s), ["k/new.c"])
+        self.assertEqual(series.edited_files(self.s), ["k/a.c"])
+        # The same diffs again: nothing to rewrite.
+        self.assertFalse(series.write_diff(self.s, 1, self.base, c[0]))
+
+    def test_unfolded_and_wip(self):
+        self.write(series.ROOT, "src/new.c", "zero\n" + NEW2)
+        c = series.build_commits(self.s, self.base)
+        self.assertEqual(series.unfolded(self.s, c[1]), ["src/new.c"])
+        wip = series.wip_commit(self.s, c[1], ["src/new.c"])
+        self.assertEqual(self.show(wip, "k/new.c"), "zero\n" + NEW2)
+
+    def test_fold_carries_later_patches(self):
+        self.write(series.ROOT, "src/new.c", "zero\n" + NEW2)
+        series.fold(self.s, self.base, 1)
+        self.assertIn("+zero\n", self.read("series/p1.diff"))
+        self.assertNotIn("+zero", self.read("series/p2.diff"))
+        c = series.build_commits(series.load(), self.base)
+        self.assertEqual(self.show(c[0], "k/new.c"), "zero\n" + NEW1)
+        self.assertEqual(self.show(c[1], "k/new.c"), "zero\n" + NEW2)
+        self.assertEqual(series.unfolded(self.s, c[1]), [])
+
+    def test_fold_conflict_changes_nothing(self):
+        # "three" arrives in patch 2: patch 1 cannot hold a change of it.
+        self.write(series.ROOT, "src/new.c", "one\ntwo\nthree!\n")
+        before = self.read("series/p1.diff")
         with self.assertRaises(SystemExit):
-            self.stage(1, text)
+            series.fold(self.s, self.base, 1)
+        self.assertEqual(self.read("series/p1.diff"), before)
+        series.fold(self.s, self.base, 2)
+        self.assertIn("+three!\n", self.read("series/p2.diff"))
 
-    def test_block_comment_lines(self):
-        text = "/*\n * a\n * series: from gangs\n * b\n * series: end\n */\n"
-        self.assertEqual(self.stage(3, text), "/*\n * a\n */\n")
-        self.assertEqual(self.stage(4, text), "/*\n * a\n * b\n */\n")
+    def test_nothing_to_fold(self):
+        with self.assertRaises(SystemExit):
+            series.fold(self.s, self.base, 1)
+
+    def test_import_from_a_branch(self):
+        c = series.build_commits(self.s, self.base)
+        t = series.TREE
+        run("checkout", "-q", "-f", "-B", "series", c[1], cwd=t)
+        # A fixup of patch 1 in a.c, squashed with git's own rebase.
+        self.write(t, "k/a.c", "int a1;\n\nint b1;\n\nint c2;\n")
+        run("commit", "-q", "-a", "--fixup", c[0], cwd=t)
+        subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@t",
+                        "rebase", "-q", "-i", "--autosquash", self.base],
+                       cwd=t, check=True, capture_output=True,
+                       env={**os.environ, "GIT_SEQUENCE_EDITOR": "true"})
+        series.import_branch(self.s, self.base, "series")
+        self.assertIn("+int b1;\n", self.read("series/p1.diff"))
+        c = series.build_commits(series.load(), self.base)
+        self.assertEqual(self.show(c[0], "k/a.c"), "int a1;\n\nint b1;\n\nint c;\n")
+        self.assertEqual(series.unfolded(self.s, c[1]), [])
+
+    def test_import_refuses_other_shapes(self):
+        c = series.build_commits(self.s, self.base)
+        with self.assertRaises(SystemExit):
+            series.import_branch(self.s, self.base, c[0])
+        # A new file that no source folder holds.
+        t = series.TREE
+        run("checkout", "-q", "-f", "-B", "series", c[1], cwd=t)
+        self.write(t, "k/stray.c", "x\n")
+        run("add", "k/stray.c", cwd=t)
+        run("commit", "-q", "--amend", "--no-edit", cwd=t)
+        with self.assertRaises(SystemExit):
+            series.import_branch(self.s, self.base, "series")
 
     def test_layout(self):
-        # The block carries its edge blank line: both stages are clean.
-        good = "}\n/* series: from gangs */\n\nx\n/* series: end */\n\ny\n"
-        self.assertEqual(series.layout_errors(self.stage(1, good), "t"), [])
-        self.assertEqual(series.layout_errors(self.stage(4, good), "t"), [])
-        # The blank line outside the block: two of them without it.
-        bad = "}\n\n/* series: from gangs */\nx\n/* series: end */\n\ny\n"
-        self.assertEqual(series.layout_errors(self.stage(1, bad), "t"),
+        self.assertEqual(series.check_layout(self.s, self.base), [])
+        self.assertEqual(series.layout_errors("}\n\n\nx\n", "t"),
                          ["t:3: two blank lines"])
-        self.assertEqual(series.layout_errors(self.stage(4, bad), "t"), [])
-        # No blank line at all between a closing brace and the next item.
         self.assertEqual(series.layout_errors("}\nstatic int c;\n", "t"),
                          ["t:2: no blank line after '}'"])
-
-    def test_unknown_id(self):
-        self.errors("// series: from nope\nx\n// series: end\n")
-
-    def test_unbalanced(self):
-        self.errors("// series: from rings\nx\n")
-        self.errors("x\n// series: end\n")
+        self.assertEqual(series.layout_errors("use a::{\n    b,\n};\nuse c;\n", "t"), [])
 
 
 if __name__ == "__main__":
