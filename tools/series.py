@@ -39,6 +39,7 @@ same sources twice gives byte-identical patches/.
 Sub-commands:
   assemble [--out DIR] [--no-checkout] [--wip]  build the commits, write the patches
   fold N                                 fold the source folders' change into patch N
+  squash J I                             fold patch J into the earlier patch I
   import [REV]                           take the series back from a branch
   list                                   print "N<TAB>subject" per patch
   files                                  kernel paths the series adds or edits
@@ -360,6 +361,45 @@ def fold(s, base, n):
           f"rewritten: {', '.join(map(str, rewritten))}")
 
 
+def squash(s, base, j, i):
+    """Folds patch j into the earlier patch i, carries the patches between
+    them over the result and drops patch j from series.yaml; the patches
+    after j keep their trees. The message of patch i is left to edit."""
+    n = len(s["patches"])
+    if not 1 <= i < j <= n:
+        die(f"squash needs 1 <= I < J <= {n}")
+    prev = [base] + build_commits(s, base)
+    new = prev[:i]
+    tree = merge(prev[j - 1], prev[i], prev[j], f"patch {j} onto patch {i}")
+    new.append(commit(s, tree, new[-1], i, "squash"))
+    for k in range(i + 1, j):
+        tree = merge(prev[k - 1], new[-1], prev[k], f"patch {k}")
+        new.append(commit(s, tree, new[-1], k, "carry"))
+    if git("rev-parse", new[-1] + "^{tree}") != git("rev-parse", prev[j] + "^{tree}"):
+        bad = git("diff", "--name-only", new[-1], prev[j]).split()
+        die(f"the patches between {i} and {j} do not carry over patch {j} "
+            f"in {', '.join(bad)}")
+    rewritten = [k for k in range(i, j) if write_diff(s, k, new[k - 1], new[k])]
+    gone = s["patches"][j - 1]
+    path = os.path.join(ROOT, "series.yaml")
+    with open(path) as f:
+        lines = f.read().split("\n")
+    start = next(k for k, line in enumerate(lines)
+                 if line.startswith("  - subject: ")
+                 and yaml.safe_load(line[len("  - subject: "):]) == gone["subject"])
+    end = start + 1
+    while end < len(lines) and not lines[end].startswith("  - subject: ") \
+            and not lines[end][:1].isalnum():
+        end += 1
+    del lines[start:end]
+    with open(path, "w") as f:
+        f.write("\n".join(lines))
+    os.unlink(os.path.join(ROOT, gone["diff"]))
+    print(f"series: patch {j} ({gone['subject']}) folded into patch {i}; "
+          f"diffs rewritten: {', '.join(map(str, rewritten))}; merge its "
+          f"message into patch {i}'s")
+
+
 def import_branch(s, base, rev):
     """Takes the series back from the kernel tree's commits base..rev."""
     commits = git("rev-list", "--reverse", "--first-parent",
@@ -493,6 +533,9 @@ def main():
                    help="build unfolded source-folder changes on top")
     f = sub.add_parser("fold")
     f.add_argument("n", type=int)
+    sq = sub.add_parser("squash")
+    sq.add_argument("j", type=int)
+    sq.add_argument("i", type=int)
     im = sub.add_parser("import")
     im.add_argument("rev", nargs="?", default="series")
     sub.add_parser("list")
@@ -524,6 +567,9 @@ def main():
         return
     if args.cmd == "fold":
         fold(s, base, args.n)
+        return
+    if args.cmd == "squash":
+        squash(s, base, args.j, args.i)
         return
     if args.cmd == "import":
         import_branch(s, base, args.rev)

@@ -63,7 +63,8 @@ class Series(unittest.TestCase):
             "patches:\n"
             "  - subject: 'k: one'\n    diff: series/p1.diff\n    body: One.\n"
             "  - subject: 'k: two'\n    id: two\n    diff: series/p2.diff\n"
-            "    body: Two.\n"))
+            "    body: |\n      Two.\n\n      More.\n"
+            "cover: {}\n"))
         self.s = series.load()
         self.base = series.ensure_tree()
 
@@ -124,6 +125,16 @@ class Series(unittest.TestCase):
     def test_nothing_to_fold(self):
         with self.assertRaises(SystemExit):
             series.fold(self.s, self.base, 1)
+
+    def test_squash(self):
+        series.squash(self.s, self.base, 2, 1)
+        s = series.load()
+        self.assertEqual([p["subject"] for p in s["patches"]], ["k: one"])
+        self.assertEqual(s["cover"], {})
+        self.assertFalse(os.path.exists(os.path.join(series.ROOT, "series/p2.diff")))
+        c = series.build_commits(s, self.base)
+        self.assertEqual(self.show(c[0], "k/a.c"), A2)
+        self.assertEqual(series.unfolded(s, c[0]), [])
 
     def test_import_from_a_branch(self):
         c = series.build_commits(self.s, self.base)
