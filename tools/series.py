@@ -18,10 +18,12 @@ a file really changed: incremental kernel builds stay incremental.
 
 A change made in a source folder is "not folded" until a patch holds it:
 
-  fold N        fold it into patch N: a three-way merge of the change onto
-                patch N, and of every later patch onto the result, as a
-                `git commit --fixup` and `git rebase --autosquash` would do;
-                it stops at a conflict and rewrites the diffs that change
+  fold N [PATH...]
+                fold it (or its PATHs only) into patch N: a three-way merge
+                of the change onto patch N, and of every later patch onto
+                the result, as `git commit --fixup` and `git rebase
+                --autosquash` would do; it stops at a conflict and rewrites
+                the diffs that change
   import [REV]  take the series back from a branch of the kernel tree
                 (default: its branch `series`) that was edited with git
                 (commit --fixup, rebase -i --autosquash, b4 prep): one
@@ -38,7 +40,8 @@ same sources twice gives byte-identical patches/.
 
 Sub-commands:
   assemble [--out DIR] [--no-checkout] [--wip]  build the commits, write the patches
-  fold N                                 fold the source folders' change into patch N
+  fold N [PATH...]                       fold the source folders' change (of the
+                                         PATHs only, if given) into patch N
   squash J I                             fold patch J into the earlier patch I
   import [REV]                           take the series back from a branch
   list                                   print "N<TAB>subject" per patch
@@ -332,13 +335,16 @@ def merge(base, ours, theirs, what):
     return r.stdout.splitlines()[0].strip()
 
 
-def fold(s, base, n):
-    """Folds the source folders' change into patch n and carries the later
-    patches over it; rewrites the diffs that change."""
+def fold(s, base, n, paths=None):
+    """Folds the source folders' change (of paths, if given) into patch n
+    and carries the later patches over it; rewrites the diffs that change."""
     if not 1 <= n <= len(s["patches"]):
         die(f"no patch {n}")
     commits = build_commits(s, base)
     changed = unfolded(s, commits[-1])
+    if paths:
+        srcs = [repo_path(s, p) or p for p in paths]
+        changed = [src for src in changed if src in srcs]
     if not changed:
         die("nothing to fold: the source folders are the series' end")
     dirty = wip_commit(s, commits[-1], changed)
@@ -533,6 +539,7 @@ def main():
                    help="build unfolded source-folder changes on top")
     f = sub.add_parser("fold")
     f.add_argument("n", type=int)
+    f.add_argument("paths", nargs="*")
     sq = sub.add_parser("squash")
     sq.add_argument("j", type=int)
     sq.add_argument("i", type=int)
@@ -566,7 +573,7 @@ def main():
             sys.exit(1)
         return
     if args.cmd == "fold":
-        fold(s, base, args.n)
+        fold(s, base, args.n, args.paths)
         return
     if args.cmd == "squash":
         squash(s, base, args.j, args.i)

@@ -112,6 +112,13 @@ class Series(unittest.TestCase):
         self.assertEqual(self.show(c[1], "k/new.c"), "zero\n" + NEW2)
         self.assertEqual(series.unfolded(self.s, c[1]), [])
 
+    def test_fold_only_the_paths_given(self):
+        self.write(series.ROOT, "src/new.c", "zero\n" + NEW2)
+        with self.assertRaises(SystemExit):
+            series.fold(self.s, self.base, 1, ["src/other.c"])
+        series.fold(self.s, self.base, 1, ["k/new.c"])
+        self.assertIn("+zero\n", self.read("series/p1.diff"))
+
     def test_fold_conflict_changes_nothing(self):
         # "three" arrives in patch 2: patch 1 cannot hold a change of it.
         self.write(series.ROOT, "src/new.c", "one\ntwo\nthree!\n")
