@@ -25,10 +25,12 @@ A change made in a source folder is "not folded" until a patch holds it:
                 --autosquash` would do; it stops at a conflict and rewrites
                 the diffs that change
   import [REV]  take the series back from a branch of the kernel tree
-                (default: its branch `series`) that was edited with git
-                (commit --fixup, rebase -i --autosquash, b4 prep): one
-                commit per patch, in series.yaml's order and with its
-                subjects; the diffs and the source folders are rewritten
+                made from its branch `series` (which every build resets:
+                `git checkout -b mine series`) and edited with git (commit
+                --fixup, rebase -i --autosquash): one commit per patch, in
+                series.yaml's order and with its subjects; refused while
+                the source folders hold unfolded changes; the diffs and the
+                source folders are rewritten
 
 Until then `assemble --wip` (what the build targets use) puts the change in
 one commit on top of the series, and `assemble` without it (make series,
@@ -427,14 +429,24 @@ def import_branch(s, base, rev):
         if body.strip() != message(s, p).strip():
             print(f"series: note: commit {i}'s message differs from "
                   f"series.yaml's, which stays", file=sys.stderr)
-    rewritten = [i for i in range(1, len(commits) + 1)
-                 if write_diff(s, i, ([base] + commits)[i - 1], commits[i - 1])]
     head = commits[-1]
     added = git("diff", "--name-only", "--diff-filter=A", base, head).split()
     stray = sorted(set(added) - set(s["files"].values()))
     if stray:
         die(f"new files without a repository copy (series.yaml files:): "
             f"{', '.join(stray)}")
+    # The source folders' copies are overwritten below: a change in them that
+    # no patch holds yet would be lost.
+    changed = unfolded(s, build_commits(s, base)[-1])
+    if changed:
+        die(f"the source folders hold changes no patch has "
+            f"({', '.join(changed)}): fold or drop them first")
+    for i in range(1, len(commits) + 1):
+        a = base if i == 1 else commits[i - 2]
+        if not diff_text(a, commits[i - 1]):
+            die(f"commit {i} is empty")
+    rewritten = [i for i in range(1, len(commits) + 1)
+                 if write_diff(s, i, ([base] + commits)[i - 1], commits[i - 1])]
     for src, dst in s["files"].items():
         full = os.path.join(ROOT, src)
         text = git("show", f"{head}:{dst}")
@@ -599,8 +611,9 @@ def main():
     if changed and not args.wip:
         die(f"the source folders differ from the series' end in "
             f"{', '.join(changed)}: fold the change into its patch "
-            f"(tools/series.py fold N), or edit the kernel tree's branch "
-            f"`series` with git and take it back (tools/series.py import)")
+            f"(tools/series.py fold N), or edit a branch made from the "
+            f"kernel tree's `series` with git and take it back "
+            f"(tools/series.py import BRANCH)")
     files = write_patches(s, base, commits[-1], args.out)
     if not args.no_checkout:
         for i, c in enumerate(commits, 1):

@@ -170,8 +170,19 @@ class Series(unittest.TestCase):
         self.write(t, "k/stray.c", "x\n")
         run("add", "k/stray.c", cwd=t)
         run("commit", "-q", "--amend", "--no-edit", cwd=t)
+        before = self.read("series/p2.diff")
         with self.assertRaises(SystemExit):
             series.import_branch(self.s, self.base, "series")
+        # Refused before anything was written.
+        self.assertEqual(self.read("series/p2.diff"), before)
+
+    def test_import_keeps_unfolded_changes(self):
+        c = series.build_commits(self.s, self.base)
+        series.git("branch", "-f", "mine", c[1])
+        self.write(series.ROOT, "src/new.c", "mine\n")
+        with self.assertRaises(SystemExit):
+            series.import_branch(self.s, self.base, "mine")
+        self.assertEqual(self.read("src/new.c"), "mine\n")
 
     def test_layout(self):
         self.assertEqual(series.check_layout(self.s, self.base), [])
