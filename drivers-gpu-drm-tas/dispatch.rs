@@ -52,6 +52,7 @@ use kernel::{
         FenceCallback,
         FenceCallbackHandler,
         FenceContext,
+        SignaledFence,
         UnchainedFence, //
     },
     drm::sched::{
@@ -207,7 +208,7 @@ pub(crate) struct Wait {
 }
 
 impl FenceCallbackHandler for Wait {
-    fn fence_signaled(&self, _fence: &Fence) {
+    fn fence_signaled(&self, _fence: &SignaledFence) {
         self.fired.store(true, Relaxed);
         self.disp.mark_fired(self.slot);
         // Already queued: it will see this wait.

@@ -46,6 +46,7 @@ use kernel::{
         FenceCallback,
         FenceCallbackHandler,
         FenceContext,
+        SignaledFence,
         SignallingGuard, //
     },
     drm::{
@@ -760,7 +761,7 @@ impl Gang {
 pub(crate) struct Kick(Arc<Ring>);
 
 impl FenceCallbackHandler for Kick {
-    fn fence_signaled(&self, _fence: &Fence) {
+    fn fence_signaled(&self, _fence: &SignaledFence) {
         // Fails only if the work item is queued and has not run yet: it will find the node.
         let _ = self.0.wq.enqueue(self.0.clone());
     }

@@ -649,6 +649,69 @@ impl Drop for SignallingGuard {
     }
 }
 
+/// A fence as a [`FenceCallbackHandler`] sees it: signalled, with its lock held by the code
+/// that signals it.
+///
+/// It has what a handler may read there: the fence's context and sequence number, the error it
+/// was signalled with and the time it was signalled, none of which takes the fence lock. It has
+/// no wait and no callback registration, and none of the [`Fence`] methods that take the lock
+/// ([`Fence::error`] through `dma_fence_get_status()`, [`Fence::wait`]): called from the
+/// handler, they would spin forever on the lock that the same CPU holds, possibly with
+/// interrupts off.
+///
+/// # Invariants
+///
+/// The fence is valid, signalled, its timestamp is set, and its lock is held by the caller of
+/// the handler for as long as the reference lives.
+#[repr(transparent)]
+pub struct SignaledFence(Opaque<bindings::dma_fence>);
+
+impl SignaledFence {
+    /// # Safety
+    ///
+    /// `ptr` must point to a fence that is being signalled, with its lock held, for `'a`.
+    unsafe fn from_raw<'a>(ptr: *mut bindings::dma_fence) -> &'a Self {
+        // SAFETY: `SignaledFence` is a transparent wrapper of `struct dma_fence`, and by the
+        // safety requirements the fence meets the type invariants for `'a`.
+        unsafe { &*ptr.cast::<Self>() }
+    }
+
+    /// Returns the fence context the fence belongs to.
+    #[inline]
+    pub fn context(&self) -> u64 {
+        // SAFETY: The fence is valid (type invariant); `context` does not change after
+        // initialisation.
+        unsafe { (*self.0.get()).context }
+    }
+
+    /// Returns the sequence number of the fence within its context.
+    #[inline]
+    pub fn seqno(&self) -> u64 {
+        // SAFETY: The fence is valid (type invariant); `seqno` does not change after
+        // initialisation.
+        unsafe { (*self.0.get()).seqno }
+    }
+
+    /// Returns the error the fence was signalled with, if any.
+    #[inline]
+    pub fn error(&self) -> Option<Error> {
+        // SAFETY: The fence is valid and signalled (type invariant). Its error is set before it
+        // is signalled and never changes afterwards, so it is read without the lock that
+        // `dma_fence_get_status()` would take.
+        let error = unsafe { (*self.0.get()).error };
+        (error < 0).then(|| Error::from_errno(error))
+    }
+
+    /// Returns the time the fence was signalled, in `CLOCK_MONOTONIC` nanoseconds.
+    #[inline]
+    pub fn timestamp(&self) -> u64 {
+        // SAFETY: The fence is valid, signalled and its timestamp is set (type invariant), so
+        // `dma_fence_timestamp()` neither waits nor takes the lock.
+        let ts = unsafe { bindings::dma_fence_timestamp(self.0.get()) };
+        u64::try_from(ts).unwrap_or(0)
+    }
+}
+
 /// A handler run by [`FenceCallback`] when its fence is signalled.
 ///
 /// Handlers are `'static`: they own what they use (or hold references counted on it), they never
@@ -656,13 +719,15 @@ impl Drop for SignallingGuard {
 /// a leaked registration stays on the fence: its handler runs whenever the fence signals, after
 /// any borrowed data could be gone.
 pub trait FenceCallbackHandler: Sync + 'static {
-    /// Called once, when `fence` is signalled.
+    /// Called once, when the fence is signalled.
     ///
-    /// Runs in the fence signalling critical section, possibly in interrupt context with the
-    /// fence lock held: it must not sleep, allocate with `GFP_KERNEL`, wait for fences or call
-    /// functions that take the lock of `fence` (such as registering or removing callbacks on
-    /// it).
-    fn fence_signaled(&self, fence: &Fence);
+    /// Runs in the fence signalling critical section, possibly in interrupt context, with the
+    /// fence lock held by the code that signals the fence. It is handed what it may read of the
+    /// fence ([`SignaledFence`]). It must not sleep, allocate with `GFP_KERNEL` or wait for
+    /// fences, and must not take the lock of the signalled fence through another reference to
+    /// it: no [`Fence::error`], [`Fence::wait`] or callback registration or removal on that
+    /// fence, which spin on the lock the CPU holds (lockdep reports a recursion).
+    fn fence_signaled(&self, fence: &SignaledFence);
 }
 
 /// A callback registered on a fence.
@@ -678,14 +743,14 @@ pub trait FenceCallbackHandler: Sync + 'static {
 ///
 /// ```
 /// use kernel::{
-///     dma_fence::{Fence, FenceCallback, FenceCallbackHandler, FenceContext},
+///     dma_fence::{FenceCallback, FenceCallbackHandler, FenceContext, SignaledFence},
 ///     sync::atomic::{Atomic, Relaxed},
 /// };
 ///
 /// struct Counter(Atomic<u32>);
 ///
 /// impl FenceCallbackHandler for Counter {
-///     fn fence_signaled(&self, _fence: &Fence) {
+///     fn fence_signaled(&self, _fence: &SignaledFence) {
 ///         self.0.fetch_add(1, Relaxed);
 ///     }
 /// }
@@ -768,8 +833,9 @@ impl<H: FenceCallbackHandler> FenceCallback<H> {
         // SAFETY: `this` is valid (see above). Only a shared reference to `handler` is created,
         // and `H: Sync`.
         let handler = unsafe { &(*this).handler };
-        // SAFETY: The core holds a reference to `fence` while signalling it.
-        handler.fence_signaled(unsafe { Fence::from_raw(fence) });
+        // SAFETY: The core calls the callbacks of `fence` while it signals it, with its lock
+        // held, its timestamp set and a reference held, until the handler returns.
+        handler.fence_signaled(unsafe { SignaledFence::from_raw(fence) });
     }
 }
 
@@ -902,10 +968,10 @@ mod tests {
     struct Counter(Atomic<u32>);
 
     impl FenceCallbackHandler for Counter {
-        fn fence_signaled(&self, fence: &Fence) {
+        fn fence_signaled(&self, fence: &SignaledFence) {
             self.0.fetch_add(1, Relaxed);
-            // The fence is signalled by the time callbacks run.
-            if !fence.is_signaled() {
+            // The fence has its timestamp by the time callbacks run.
+            if fence.timestamp() == 0 {
                 self.0.fetch_add(100, Relaxed);
             }
         }
@@ -924,7 +990,7 @@ mod tests {
     struct SharedCounter(Arc<Atomic<u32>>);
 
     impl FenceCallbackHandler for SharedCounter {
-        fn fence_signaled(&self, _fence: &Fence) {
+        fn fence_signaled(&self, _fence: &SignaledFence) {
             self.0.fetch_add(1, Relaxed);
         }
     }
@@ -977,6 +1043,42 @@ mod tests {
         // A successful wait does not hide the error.
         assert_eq!(fence.wait(true, None), Ok(()));
         assert_eq!(fence.error(), Some(EIO));
+        Ok(())
+    }
+
+    /// What a handler sees of the fence, read without the fence lock that its signaller holds.
+    struct Seen {
+        error: Atomic<i32>,
+        seqno: Atomic<u64>,
+        timestamp: Atomic<u64>,
+    }
+
+    impl FenceCallbackHandler for Seen {
+        fn fence_signaled(&self, fence: &SignaledFence) {
+            self.error
+                .store(fence.error().map_or(0, |e| e.to_errno()), Relaxed);
+            self.seqno.store(fence.seqno(), Relaxed);
+            self.timestamp.store(fence.timestamp(), Relaxed);
+        }
+    }
+
+    #[test]
+    fn handler_sees_error_and_timestamp() -> Result {
+        let ctx = FenceContext::new(DRIVER, TIMELINE);
+        let df = ctx.new_fence((), GFP_KERNEL)?;
+        let fence = df.fence().clone();
+        let seen = Seen {
+            error: Atomic::new(0),
+            seqno: Atomic::new(0),
+            timestamp: Atomic::new(0),
+        };
+
+        let cb = KBox::pin_init(FenceCallback::new(&fence, seen), GFP_KERNEL)?;
+        df.signal_with_error(EIO);
+        let seen = cb.handler();
+        assert_eq!(seen.error.load(Relaxed), EIO.to_errno());
+        assert_eq!(seen.seqno.load(Relaxed), fence.seqno());
+        assert_eq!(Some(seen.timestamp.load(Relaxed)), fence.timestamp());
         Ok(())
     }
 

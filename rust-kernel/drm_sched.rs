@@ -233,6 +233,12 @@ pub trait JobImpl: Send + Sized + 'static {
     /// Not called for jobs whose entity was killed or whose finished fence already carries an
     /// error (`ECANCELED` for a guilty entity): those complete with their error without
     /// running.
+    ///
+    /// The hardware fence is the driver's own: a scheduled or finished fence of the job's entity
+    /// (the job's own [`RunningJob::finished_fence`] among them) completes the job with `EINVAL`
+    /// instead. The hardware fences of an entity's jobs must signal in the order the jobs ran, as
+    /// a ring's do: the entity's finished fences signal with them, and must signal in the order
+    /// of their sequence numbers.
     fn run(job: &mut RunningJob<'_, Self>) -> Result<Option<ARef<Fence>>>;
 
     /// Aborts a job that ran longer than the scheduler's timeout.
@@ -1344,7 +1350,15 @@ fn fence_for_result<T: JobImpl>(
     prev: Option<ARef<Fence>>,
     result: Result<Option<ARef<Fence>>>,
 ) -> (*mut bindings::dma_fence, bool) {
+    // The entity's two fence contexts, of its jobs' scheduled and finished fences. The job's own
+    // finished fence as its hardware fence would never signal, and would keep the scheduler
+    // from ever being torn down; no fence of the entity stands for the hardware.
+    let own = |fence: &Fence| {
+        let context = fence.context();
+        context == finished.context() || context.wrapping_add(1) == finished.context()
+    };
     let error = match result {
+        Ok(Some(fence)) if own(&fence) => Some(EINVAL),
         Ok(Some(fence)) if !fence.is_signaled() => {
             return (
                 ARef::into_raw(fence).cast::<bindings::dma_fence>().as_ptr(),
@@ -1527,6 +1541,10 @@ mod tests {
         Fail,
         /// Returns a hardware fence that is signalled already.
         Stub,
+        /// Returns its own finished fence as its hardware fence.
+        OwnFinished,
+        /// Returns its own scheduled fence as its hardware fence.
+        OwnScheduled,
     }
 
     struct HwState {
@@ -1634,6 +1652,8 @@ mod tests {
                 Mode::Instant => Ok(None),
                 Mode::Fail => Err(EIO),
                 Mode::Stub => Ok(Some(Fence::stub())),
+                Mode::OwnFinished => Ok(Some(job.finished_fence())),
+                Mode::OwnScheduled => Ok(Some(job.scheduled_fence())),
                 Mode::Hold => {
                     let fence = hw.ctx.init_fence(alloc.ok_or(EINVAL)?, ());
                     let hw_fence = fence.fence().clone();
@@ -2104,6 +2124,33 @@ mod tests {
         let mut order = hw.order();
         order.sort_unstable();
         assert_eq!(order.as_slice(), &[1, 2, 3]);
+        Ok(())
+    }
+
+    #[test]
+    fn run_returning_an_own_fence_fails() -> Result {
+        let faux = device(c"rust_drm_sched.run_returning_an_own_fence_fails")?;
+        let hw = Hw::new()?;
+        let sched = sched(&faux, c"t-own-fence", 2)?;
+        let entity = entity(&sched, Priority::Normal)?;
+
+        // Its own finished fence as its hardware fence would never signal, and the last handle
+        // of the scheduler would wait for the job forever.
+        let (_, own_finished) = push(&entity, &hw, 1, Mode::OwnFinished, &[])?;
+        own_finished.wait(false, Some(WAIT))?;
+        assert_eq!(errno(&own_finished), EINVAL.to_errno());
+        let (_, own_scheduled) = push(&entity, &hw, 2, Mode::OwnScheduled, &[])?;
+        own_scheduled.wait(false, Some(WAIT))?;
+        assert_eq!(errno(&own_scheduled), EINVAL.to_errno());
+        // The entity's next job runs as any other.
+        let (_, next) = push(&entity, &hw, 3, Mode::Instant, &[])?;
+        next.wait(false, Some(WAIT))?;
+        assert_eq!(errno(&next), 0);
+        assert_eq!(hw.order().as_slice(), &[1, 2, 3]);
+
+        drop(entity);
+        drop(sched);
+        assert_eq!(hw.freed(), 3);
         Ok(())
     }
 

@@ -3839,75 +3839,16 @@ TEST_F(tas, dispatch_no_head_of_line_blocking)
 #define TAS_STREAM_DEPTH	8
 #define TAS_STREAM_NODES	8
 
-/* A child process of tas_stream_start(), and the flag it shares with it. */
+/*
+ * A child process of tas_stream_start(), and the flags it shares with it:
+ * @stop is set by tas_stream_stop(), @queued by the child once it has
+ * TAS_STREAM_DEPTH graphs in flight.
+ */
 struct tas_stream {
 	pid_t pid;
 	int *stop;
+	int *queued;
 };
-
-/*
- * Starts a child that keeps normal-class work queued on each ring of @rings (a
- * mask) from a file of its own (graphs of 8 nodes of 1 ms per ring, of the
- * stock dispatch, which pushes each at once, 8 graphs in flight) until
- * tas_stream_stop(), and gives it 200 ms to fill its entities: drm_sched's
- * priorities are strict between clients, so while it runs, no batch-class job
- * of another client starts on those rings, and no job queued at the normal
- * priority after the stream's starts before the stream's older ones.
- */
-static int tas_stream_start(struct tas_stream *st, __u32 rings)
-{
-	struct drm_tas_node stream[TAS_STREAM_NODES * TAS_MAX_RINGS];
-	__u32 sync[TAS_STREAM_DEPTH], ring[TAS_MAX_RINGS], n = 0, i;
-	struct drm_tas_sync sig;
-	__u64 k;
-	int fd;
-
-	for (i = 0; i < TAS_MAX_RINGS; i++)
-		if (rings & (1U << i))
-			ring[n++] = i;
-	if (!n)
-		return -EINVAL;
-	st->stop = mmap(NULL, sizeof(*st->stop), PROT_READ | PROT_WRITE,
-			MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-	if (st->stop == MAP_FAILED)
-		return -errno;
-	__atomic_store_n(st->stop, 0, __ATOMIC_RELAXED);
-	st->pid = fork();
-	if (st->pid < 0) {
-		int err = -errno;
-
-		munmap(st->stop, sizeof(*st->stop));
-		return err;
-	}
-	if (st->pid) {
-		usleep(200 * 1000);
-		return 0;
-	}
-	fd = tas_open_render_node();
-	if (fd < 0)
-		_exit(1);
-	for (i = 0; i < TAS_STREAM_NODES * n; i++)
-		tas_node_init(&stream[i], ring[i % n], DRM_TAS_OP_NOP,
-			      TAS_NSEC_PER_MSEC);
-	for (i = 0; i < TAS_STREAM_DEPTH; i++)
-		if (tas_syncobj_create(fd, 0, &sync[i]))
-			_exit(1);
-	for (k = 0; !__atomic_load_n(st->stop, __ATOMIC_RELAXED); k++) {
-		__u32 s = sync[k % TAS_STREAM_DEPTH];
-
-		if (k >= TAS_STREAM_DEPTH && tas_syncobj_wait_graph(fd, s))
-			_exit(1);
-		tas_sync_init(&sig, s, DRM_TAS_NODE_GRAPH, 0);
-		if (tas_submit_flags(fd, DRM_TAS_SUBMIT_FIFO, stream,
-				     TAS_STREAM_NODES * n, NULL, 0, NULL, 0, &sig,
-				     1, NULL))
-			_exit(1);
-	}
-	for (i = 0; i < TAS_STREAM_DEPTH; i++)
-		if (tas_syncobj_wait_graph(fd, sync[i]))
-			_exit(1);
-	_exit(0);
-}
 
 /* Stops the stream of tas_stream_start(); returns whether it ran without a fault. */
 static bool tas_stream_stop(struct tas_stream *st)
@@ -3918,8 +3859,108 @@ static bool tas_stream_stop(struct tas_stream *st)
 	__atomic_store_n(st->stop, 1, __ATOMIC_RELAXED);
 	ok = waitpid(st->pid, &status, 0) == st->pid && WIFEXITED(status) &&
 	     WEXITSTATUS(status) == 0;
-	munmap(st->stop, sizeof(*st->stop));
+	munmap(st->stop, 2 * sizeof(*st->stop));
 	return ok;
+}
+
+/* How long tas_stream_start() waits for the child to queue its graphs. */
+#define TAS_STREAM_START_NS	(60 * TAS_NSEC_PER_SEC)
+
+/* Ends the child of tas_stream_start() after a failed call, saying which. */
+static void __attribute__((noreturn)) tas_stream_fail(const char *what,
+						      __u64 k, int err)
+{
+	fprintf(stderr, "tas_stream: %s of graph %llu failed: %s\n", what,
+		(unsigned long long)k, strerror(-err));
+	_exit(1);
+}
+
+/*
+ * Starts a child that keeps normal-class work queued on each ring of @rings (a
+ * mask) from a file of its own (graphs of 8 nodes of 1 ms per ring, of the
+ * stock dispatch, which pushes each at once, 8 graphs in flight) until
+ * tas_stream_stop(), and returns once the child has its first 8 graphs in
+ * flight: drm_sched's priorities are strict between clients, so while it
+ * runs, no batch-class job of another client starts on those rings, and no
+ * job queued at the normal priority after the stream's starts before the
+ * stream's older ones. On a slow kernel, opening the device and submitting
+ * the first graphs takes the child longer than any fixed delay would allow.
+ */
+static int tas_stream_start(struct tas_stream *st, __u32 rings)
+{
+	struct drm_tas_node stream[TAS_STREAM_NODES * TAS_MAX_RINGS];
+	__u32 sync[TAS_STREAM_DEPTH], ring[TAS_MAX_RINGS], n = 0, i;
+	struct drm_tas_sync sig;
+	__u64 k, deadline;
+	int fd, ret, status;
+
+	for (i = 0; i < TAS_MAX_RINGS; i++)
+		if (rings & (1U << i))
+			ring[n++] = i;
+	if (!n)
+		return -EINVAL;
+	st->stop = mmap(NULL, 2 * sizeof(*st->stop), PROT_READ | PROT_WRITE,
+			MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (st->stop == MAP_FAILED)
+		return -errno;
+	st->queued = st->stop + 1;
+	__atomic_store_n(st->stop, 0, __ATOMIC_RELAXED);
+	__atomic_store_n(st->queued, 0, __ATOMIC_RELAXED);
+	st->pid = fork();
+	if (st->pid < 0) {
+		int err = -errno;
+
+		munmap(st->stop, 2 * sizeof(*st->stop));
+		return err;
+	}
+	if (st->pid) {
+		deadline = tas_now_ns() + TAS_STREAM_START_NS;
+		while (!__atomic_load_n(st->queued, __ATOMIC_ACQUIRE)) {
+			if (waitpid(st->pid, &status, WNOHANG) == st->pid ||
+			    tas_now_ns() > deadline) {
+				tas_stream_stop(st);
+				return -ETIME;
+			}
+			usleep(1000);
+		}
+		return 0;
+	}
+	fd = tas_open_render_node();
+	if (fd < 0)
+		tas_stream_fail("open", 0, -errno);
+	for (i = 0; i < TAS_STREAM_NODES * n; i++)
+		tas_node_init(&stream[i], ring[i % n], DRM_TAS_OP_NOP,
+			      TAS_NSEC_PER_MSEC);
+	for (i = 0; i < TAS_STREAM_DEPTH; i++) {
+		ret = tas_syncobj_create(fd, 0, &sync[i]);
+		if (ret)
+			tas_stream_fail("syncobj", i, ret);
+	}
+	for (k = 0; !__atomic_load_n(st->stop, __ATOMIC_RELAXED); k++) {
+		__u32 s = sync[k % TAS_STREAM_DEPTH];
+
+		if (k == TAS_STREAM_DEPTH)
+			__atomic_store_n(st->queued, 1, __ATOMIC_RELEASE);
+		if (k >= TAS_STREAM_DEPTH) {
+			ret = tas_syncobj_wait_graph(fd, s);
+			if (ret)
+				tas_stream_fail("wait", k - TAS_STREAM_DEPTH,
+						ret);
+		}
+		tas_sync_init(&sig, s, DRM_TAS_NODE_GRAPH, 0);
+		ret = tas_submit_flags(fd, DRM_TAS_SUBMIT_FIFO, stream,
+				       TAS_STREAM_NODES * n, NULL, 0, NULL, 0,
+				       &sig, 1, NULL);
+		if (ret)
+			tas_stream_fail("submit", k, ret);
+	}
+	/* Only the syncobjs of submitted graphs hold a fence to wait for. */
+	for (i = 0; i < TAS_STREAM_DEPTH && i < k; i++) {
+		ret = tas_syncobj_wait_graph(fd, sync[i]);
+		if (ret)
+			tas_stream_fail("final wait", i, ret);
+	}
+	_exit(0);
 }
 
 /*
@@ -7771,11 +7812,13 @@ TEST_F(tas, early_node_timeout)
  *   waits only for node 1, which runs on its own ring, and goes there
  *   early, to start at node 1's fence timestamp. With the slot held by node
  *   1 until it completed, node 3 was released by the dispatcher afterwards.
- * - In the second graph node 1 runs for 60 ms, and node 4 (ring 0, of the
+ * - In the second graph node 1 runs for 200 ms, and node 4 (ring 0, of the
  *   latency class) waits for node 2 and node 3 (50 ms on ring 2).
  *   Once node 2 has completed it could go early, but it would preempt node
  *   1, whose fence context it would share: it must not, and must still
- *   preempt node 1 once released by the dispatcher.
+ *   preempt node 1 once released by the dispatcher. Node 1 runs long enough
+ *   that the dispatcher's release of node 4 after node 3, tens of
+ *   milliseconds on a KASAN kernel in QEMU, comes well before it ends.
  *
  * This relies on ring 0's wait slot being free when the graph is submitted,
  * which no other client of the device takes while the selftests run one at
@@ -7820,7 +7863,7 @@ TEST_F(tas, wait_slot_free_once_early_node_starts)
 	EXPECT_EQ(info[1].finished_ns, info[3].ready_ns);
 	EXPECT_EQ(info[1].finished_ns, info[3].started_ns);
 
-	nodes[1].duration_ns = 60 * TAS_NSEC_PER_MSEC;
+	nodes[1].duration_ns = 200 * TAS_NSEC_PER_MSEC;
 	tas_node_init(&nodes[3], 2, DRM_TAS_OP_NOP, 50 * TAS_NSEC_PER_MSEC);
 	tas_node_init(&nodes[4], 0, DRM_TAS_OP_NOP, 5 * TAS_NSEC_PER_MSEC);
 	nodes[4].class = DRM_TAS_CLASS_LATENCY;

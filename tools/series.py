@@ -370,24 +370,40 @@ def fold(s, base, n, paths=None):
 
 
 def squash(s, base, j, i):
-    """Folds patch j into the earlier patch i, carries the patches between
-    them over the result and drops patch j from series.yaml; the patches
-    after j keep their trees. The message of patch i is left to edit."""
+    """Folds patch j into patch i and drops it from series.yaml. Into an
+    earlier patch i: the patches between carry patch j's change, those after
+    j keep their trees. Into a later patch i: the patches between go without
+    it, patch i and those after it keep their trees. Patch i's message is
+    left to edit."""
     n = len(s["patches"])
-    if not 1 <= i < j <= n:
-        die(f"squash needs 1 <= I < J <= {n}")
+    if not (1 <= i <= n and 1 <= j <= n and i != j):
+        die(f"squash needs two patches of 1 to {n}")
     prev = [base] + build_commits(s, base)
-    new = prev[:i]
-    tree = merge(prev[j - 1], prev[i], prev[j], f"patch {j} onto patch {i}")
-    new.append(commit(s, tree, new[-1], i, "squash"))
-    for k in range(i + 1, j):
-        tree = merge(prev[k - 1], new[-1], prev[k], f"patch {k}")
-        new.append(commit(s, tree, new[-1], k, "carry"))
-    if git("rev-parse", new[-1] + "^{tree}") != git("rev-parse", prev[j] + "^{tree}"):
+    if j > i:
+        # Patch j's change moves back onto patch i, the ones between carry it.
+        new = prev[:i]
+        tree = merge(prev[j - 1], prev[i], prev[j], f"patch {j} onto patch {i}")
+        new.append(commit(s, tree, new[-1], i, "squash"))
+        for k in range(i + 1, j):
+            tree = merge(prev[k - 1], new[-1], prev[k], f"patch {k}")
+            new.append(commit(s, tree, new[-1], k, "carry"))
+        first, last = i, j - 1
+    else:
+        # Patch j's change arrives with patch i instead: the ones between
+        # go without it, patch i's tree stays.
+        new = prev[:j] + [prev[j - 1]]
+        for k in range(j + 1, i):
+            tree = merge(prev[k - 1], new[-1], prev[k], f"patch {k} without patch {j}")
+            new.append(commit(s, tree, new[-1], k, "carry"))
+        new.append(prev[i])
+        first, last = j + 1, i
+    if git("rev-parse", new[-1] + "^{tree}") != git("rev-parse", prev[last + 1 if j > i else i] + "^{tree}"):
         bad = git("diff", "--name-only", new[-1], prev[j]).split()
         die(f"the patches between {i} and {j} do not carry over patch {j} "
             f"in {', '.join(bad)}")
-    rewritten = [k for k in range(i, j) if write_diff(s, k, new[k - 1], new[k])]
+    # new[k] is patch k's new commit (new[j] repeats patch j - 1's when j < i).
+    rewritten = [k for k in range(first, last + 1)
+                 if write_diff(s, k, new[k - 1], new[k])]
     gone = s["patches"][j - 1]
     path = os.path.join(ROOT, "series.yaml")
     with open(path) as f:

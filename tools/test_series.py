@@ -143,6 +143,14 @@ class Series(unittest.TestCase):
         self.assertEqual(self.show(c[0], "k/a.c"), A2)
         self.assertEqual(series.unfolded(s, c[0]), [])
 
+    def test_squash_into_a_later_patch(self):
+        series.squash(self.s, self.base, 1, 2)
+        s = series.load()
+        self.assertEqual([p["subject"] for p in s["patches"]], ["k: two"])
+        c = series.build_commits(s, self.base)
+        self.assertEqual(self.show(c[0], "k/a.c"), A2)
+        self.assertEqual(self.show(c[0], "k/new.c"), NEW2)
+
     def test_import_from_a_branch(self):
         c = series.build_commits(self.s, self.base)
         t = series.TREE
