@@ -53,6 +53,7 @@ use kernel::{
         FenceCallbackHandler,
         FenceContext,
         SignaledFence,
+        SignallingGuard,
         UnchainedFence, //
     },
     drm::sched::{
@@ -385,6 +386,10 @@ impl WorkItem for Dispatcher {
 
     fn run(this: Arc<Dispatcher>) {
         let done = {
+            // The out-fences of the launches and the finished fences of the nodes it releases
+            // wait for this work item: lockdep checks that it neither allocates with
+            // `GFP_KERNEL` nor waits for a fence.
+            let _guard = SignallingGuard::new();
             let mut state = this.state.lock();
             let st = &mut *state;
             for (w, word) in this.fired.iter().enumerate() {
@@ -481,6 +486,9 @@ impl Drop for Done {
             Some(f) => (f.timestamp().unwrap_or_else(now_ns), f.error()),
             None => (now_ns(), Some(ECANCELED)),
         };
+        // Run by the job's release once its finished fence has signalled: the successors of
+        // the node and its launch's out-fence wait for what follows.
+        let _guard = SignallingGuard::new();
         self.exec.finish(ts, error);
         let mut state = self.disp.state.lock();
         let st = &mut *state;

@@ -416,40 +416,110 @@ impl<'a> View<'a> {
         }
     }
 
+    // The memory of a range is shared: userspace writes it through its own mappings, and the
+    // operations of other rings, or other operands of the same operation, may read and write it
+    // at the same time, also through other mappings of the same buffer. Every access below is
+    // atomic (`READ_ONCE()`/`WRITE_ONCE()`), so none of them is a data race whatever the others
+    // do; what a racing operation reads is unspecified, as on hardware.
+
+    /// The byte at `offset` of the range as an atomic, or `None` if it is outside the range.
+    fn byte(&self, offset: usize) -> Option<&'a Atomic<i8>> {
+        if offset >= self.size {
+            return None;
+        }
+        // SAFETY: `offset < size`, so the byte is within the range, which is within a mapping
+        // that lives for `'a` (type invariant); a byte is always aligned. The driver accesses
+        // the mapping only atomically, and the accesses of userspace through its own mappings
+        // are outside the kernel's memory model, as for any memory that userspace shares.
+        Some(unsafe { Atomic::from_ptr(self.base.add(offset).cast::<i8>()) })
+    }
+
+    /// The 32-bit word `index` of the range as an atomic, or `None` if it is outside the range
+    /// or not aligned to 4 bytes (an operand at an offset that is not a multiple of 4).
+    fn aligned_word(&self, index: usize) -> Option<&'a Atomic<u32>> {
+        if index >= self.words() {
+            return None;
+        }
+        // `index < size / 4`: within the range, so the multiplication does not overflow.
+        let ptr = self.base.wrapping_add(index * 4);
+        if (ptr as usize) % 4 != 0 {
+            return None;
+        }
+        // SAFETY: The word is within the range, which is within a mapping that lives for `'a`
+        // (type invariant), and aligned (checked above). As in `byte()`, the driver accesses
+        // the mapping only atomically.
+        Some(unsafe { Atomic::from_ptr(ptr.cast::<u32>()) })
+    }
+
     /// Reads the 32-bit word `index` of the range; a word outside the range reads as zero.
     fn word(&self, index: usize) -> u32 {
+        if let Some(word) = self.aligned_word(index) {
+            return word.load(Relaxed);
+        }
         if index >= self.words() {
             return 0;
         }
-        // SAFETY: `index < size / 4`, so the word is within the range, which is within a live
-        // mapping (type invariant). The memory is shared with userspace mappings and with the
-        // other ranges of the operation and of other rings, which may overlap it: it is only
-        // accessed through raw pointers, as an unaligned plain value.
-        unsafe { ptr::read_unaligned(self.base.add(index * 4).cast::<u32>()) }
+        let mut bytes = [0u8; 4];
+        for (i, b) in bytes.iter_mut().enumerate() {
+            *b = self
+                .byte(index * 4 + i)
+                .map_or(0, |b| b.load(Relaxed).to_ne_bytes()[0]);
+        }
+        u32::from_ne_bytes(bytes)
     }
 
     /// Writes the 32-bit word `index` of the range; a word outside the range is not written.
     fn set_word(&self, index: usize, value: u32) {
+        if let Some(word) = self.aligned_word(index) {
+            word.store(value, Relaxed);
+            return;
+        }
         if index >= self.words() {
             return;
         }
-        // SAFETY: As in `word()`.
-        unsafe { ptr::write_unaligned(self.base.add(index * 4).cast::<u32>(), value) };
+        for (i, b) in value.to_ne_bytes().into_iter().enumerate() {
+            if let Some(byte) = self.byte(index * 4 + i) {
+                byte.store(i8::from_ne_bytes([b]), Relaxed);
+            }
+        }
     }
 
     fn words(&self) -> usize {
         self.size / 4
     }
 
-    /// Copies the bytes of `src` that fit to the start of the range; the two may overlap.
+    /// Copies the bytes of `src` that fit to the start of the range.
+    ///
+    /// Where the two overlap within one mapping, the result is that of `memmove()` if nothing
+    /// else writes them meanwhile; through two mappings of one buffer it is unspecified, as for
+    /// a copy engine given overlapping operands.
     fn copy_from(&self, src: View<'_>) {
         let len = self.size.min(src.size);
-        if len == 0 {
-            return;
+        let (dst_addr, src_addr) = (self.base as usize, src.base as usize);
+        // Word by word where both are aligned, byte by byte where not and for the tail.
+        let words = if dst_addr % 4 == 0 && src_addr % 4 == 0 {
+            len / 4
+        } else {
+            0
+        };
+        let copy_word = |i: usize| {
+            if let (Some(d), Some(s)) = (self.aligned_word(i), src.aligned_word(i)) {
+                d.store(s.load(Relaxed), Relaxed);
+            }
+        };
+        let copy_byte = |i: usize| {
+            if let (Some(d), Some(s)) = (self.byte(i), src.byte(i)) {
+                d.store(s.load(Relaxed), Relaxed);
+            }
+        };
+        if dst_addr > src_addr {
+            // The destination may overlap the end of the source: copy from the end.
+            (words * 4..len).rev().for_each(copy_byte);
+            (0..words).rev().for_each(copy_word);
+        } else {
+            (0..words).for_each(copy_word);
+            (words * 4..len).for_each(copy_byte);
         }
-        // SAFETY: Both ranges are within live mappings (type invariant) and `len` is at most the
-        // size of each; `ptr::copy()` allows overlap, and no reference to the memory is made.
-        unsafe { ptr::copy(src.base, self.base, len) }
     }
 }
 

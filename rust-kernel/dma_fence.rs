@@ -696,8 +696,9 @@ impl SignaledFence {
     #[inline]
     pub fn error(&self) -> Option<Error> {
         // SAFETY: The fence is valid and signalled (type invariant). Its error is set before it
-        // is signalled and never changes afterwards, so it is read without the lock that
-        // `dma_fence_get_status()` would take.
+        // is signalled and never changes afterwards. Signalling takes the lock, which the
+        // caller of the handler holds (type invariant), so the read is ordered after that write
+        // and races with no other, as in `dma_fence_get_status_locked()`.
         let error = unsafe { (*self.0.get()).error };
         (error < 0).then(|| Error::from_errno(error))
     }
@@ -726,7 +727,11 @@ pub trait FenceCallbackHandler: Sync + 'static {
     /// fence ([`SignaledFence`]). It must not sleep, allocate with `GFP_KERNEL` or wait for
     /// fences, and must not take the lock of the signalled fence through another reference to
     /// it: no [`Fence::error`], [`Fence::wait`] or callback registration or removal on that
-    /// fence, which spin on the lock the CPU holds (lockdep reports a recursion).
+    /// fence, which spin on the lock the CPU holds (lockdep reports a recursion). A fence's
+    /// lock may be shared with other fences (all the fences of a ring, in many drivers): the
+    /// same holds for every fence whose lock is unknown to the handler. In particular, the
+    /// handler must not drop a [`FenceCallback`], whose drop takes the lock of its fence, nor
+    /// signal a fence it does not know to have a lock of its own.
     fn fence_signaled(&self, fence: &SignaledFence);
 }
 
@@ -834,7 +839,9 @@ impl<H: FenceCallbackHandler> FenceCallback<H> {
         // and `H: Sync`.
         let handler = unsafe { &(*this).handler };
         // SAFETY: The core calls the callbacks of `fence` while it signals it, with its lock
-        // held, its timestamp set and a reference held, until the handler returns.
+        // held and its timestamp set, until the handler returns. The fence stays valid that
+        // long: the registration holds a reference to it (`this.fence`), and its drop, which
+        // would release it, waits for the lock.
         handler.fence_signaled(unsafe { SignaledFence::from_raw(fence) });
     }
 }

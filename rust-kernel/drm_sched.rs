@@ -1352,13 +1352,19 @@ fn fence_for_result<T: JobImpl>(
 ) -> (*mut bindings::dma_fence, bool) {
     // The entity's two fence contexts, of its jobs' scheduled and finished fences. The job's own
     // finished fence as its hardware fence would never signal, and would keep the scheduler
-    // from ever being torn down; no fence of the entity stands for the hardware.
+    // from ever being torn down. Its scheduled fence has signalled by now, but a scheduled or
+    // finished fence of a later job of the entity would not signal before this job's finished
+    // fence: no fence of the entity stands for the hardware. It is a driver bug, reported once
+    // and completed with `EINVAL` rather than hung.
     let own = |fence: &Fence| {
         let context = fence.context();
         context == finished.context() || context.wrapping_add(1) == finished.context()
     };
     let error = match result {
-        Ok(Some(fence)) if own(&fence) => Some(EINVAL),
+        Ok(Some(fence)) if own(&fence) => {
+            crate::pr_warn_once!("drm_sched: run() returned a fence of its own entity\n");
+            Some(EINVAL)
+        }
         Ok(Some(fence)) if !fence.is_signaled() => {
             return (
                 ARef::into_raw(fence).cast::<bindings::dma_fence>().as_ptr(),

@@ -3392,6 +3392,62 @@ TEST_F(tas, fill_copy_chain)
 	munmap(x, 3 * TAS_FC_RANGE);
 }
 
+#define TAS_UA_BYTES		4096
+#define TAS_UA_COPY		1021
+#define TAS_UA_ADD_WORDS	16
+
+/*
+ * Operands at offsets that are not multiples of 4: a copy of an odd length
+ * between offsets of different alignments, and an add whose three operands
+ * are unaligned words, give what the same operations give on the CPU.
+ */
+TEST_F(tas, unaligned_operands)
+{
+	__u8 *m, ref[TAS_UA_BYTES];
+	struct drm_tas_node nodes[3];
+	struct drm_tas_edge edges[2];
+	struct drm_tas_sync signal;
+	__u32 bo, syncobj, i, a, b;
+
+	ASSERT_EQ(0, tas_bo_create_map(self->fd, TAS_UA_BYTES, &bo,
+				       (void **)&m));
+	ASSERT_EQ(0, tas_syncobj_create(self->fd, 0, &syncobj));
+	for (i = 0; i < TAS_UA_BYTES; i++)
+		m[i] = ref[i] = i * 7 + 3;
+
+	/* [1, 1 + 1021) -> [1506, ...) and [2050, ...) -> [3, ...) */
+	tas_node_init(&nodes[0], 0, DRM_TAS_OP_COPY, 0);
+	tas_buf_init(&nodes[0].src[0], bo, 1, TAS_UA_COPY);
+	tas_buf_init(&nodes[0].dst, bo, 1506, TAS_UA_COPY);
+	memmove(ref + 1506, ref + 1, TAS_UA_COPY);
+	tas_node_init(&nodes[1], 1 % self->num_rings, DRM_TAS_OP_COPY, 0);
+	tas_buf_init(&nodes[1].src[0], bo, 2050, TAS_UA_COPY);
+	tas_buf_init(&nodes[1].dst, bo, 3, TAS_UA_COPY);
+	memmove(ref + 3, ref + 2050, TAS_UA_COPY);
+	/* [3203, +64) = [3301, +64) + [3402, +64), word by word */
+	tas_node_init(&nodes[2], 2 % self->num_rings, DRM_TAS_OP_ADD, 0);
+	tas_buf_init(&nodes[2].dst, bo, 3203, 4 * TAS_UA_ADD_WORDS);
+	tas_buf_init(&nodes[2].src[0], bo, 3301, 4 * TAS_UA_ADD_WORDS);
+	tas_buf_init(&nodes[2].src[1], bo, 3402, 4 * TAS_UA_ADD_WORDS);
+	for (i = 0; i < TAS_UA_ADD_WORDS; i++) {
+		memcpy(&a, ref + 3301 + 4 * i, 4);
+		memcpy(&b, ref + 3402 + 4 * i, 4);
+		a += b;
+		memcpy(ref + 3203 + 4 * i, &a, 4);
+	}
+	tas_edge_init(&edges[0], 0, 1);
+	tas_edge_init(&edges[1], 1, 2);
+	tas_sync_init(&signal, syncobj, DRM_TAS_NODE_GRAPH, 0);
+	ASSERT_EQ(0, tas_submit(self->fd, nodes, 3, edges, 2, NULL, 0, &signal,
+				1, NULL));
+	ASSERT_EQ(0, tas_syncobj_wait_graph(self->fd, syncobj));
+	for (i = 0; i < TAS_UA_BYTES; i++)
+		ASSERT_EQ(ref[i], m[i]) TH_LOG("byte %u", i);
+
+	tas_syncobj_destroy(self->fd, syncobj);
+	munmap(m, TAS_UA_BYTES);
+}
+
 #define TAS_DAG_NODES		50
 #define TAS_DAG_MAX_EDGES	(TAS_DAG_NODES * (TAS_DAG_NODES - 1) / 2)
 

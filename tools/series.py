@@ -44,11 +44,13 @@ Sub-commands:
   assemble [--out DIR] [--no-checkout] [--wip]  build the commits, write the patches
   fold N [PATH...]                       fold the source folders' change (of the
                                          PATHs only, if given) into patch N
-  squash J I                             fold patch J into the earlier patch I
+  squash J I                             fold patch J into patch I (earlier or
+                                         later), with its trailers
   import [REV]                           take the series back from a branch
   list                                   print "N<TAB>subject" per patch
   files                                  kernel paths the series adds or edits
-  commit N                               print the commit id of patch N
+  commit N                               print the commit id of patch N, built
+                                         from series/ as it is now
   show N PATH                            print file PATH (repository or kernel
                                          path) as patch N has it
   check-layout                           blank-line faults in any version of the
@@ -73,6 +75,8 @@ CACHE = os.environ.get("TAS_CACHE") or os.path.join(
     os.environ.get("XDG_CACHE_HOME", os.path.expanduser("~/.cache")), "tas")
 BASE = os.path.join(CACHE, "base")
 TREE = os.environ.get("TAS_TREE") or os.path.join(CACHE, "tree")
+# The base commit, once ensure_tree() has looked it up.
+BASE_COMMIT = None
 
 DEFAULT_IDENTITY = "TAS Developers <tas-devel@example.org>"
 WIP_SUBJECT = "WIP: changes not folded into a patch yet"
@@ -85,7 +89,10 @@ def die(msg):
     sys.exit(1)
 
 
-def git(*args, cwd=None, env=None, input=None, check=True):
+def git_env(env=None):
+    """The environment of every git command: no user or system
+    configuration (which could change diffs, merges or whitespace checks),
+    the series' identity, and env on top."""
     full_env = dict(os.environ)
     full_env.update({"LC_ALL": "C", "GIT_CONFIG_NOSYSTEM": "1",
                      "GIT_CONFIG_GLOBAL": "/dev/null"})
@@ -94,7 +101,11 @@ def git(*args, cwd=None, env=None, input=None, check=True):
                      "GIT_COMMITTER_NAME": name, "GIT_COMMITTER_EMAIL": email})
     if env:
         full_env.update(env)
-    r = subprocess.run(["git", *args], cwd=cwd or TREE, env=full_env,
+    return full_env
+
+
+def git(*args, cwd=None, env=None, input=None, check=True):
+    r = subprocess.run(["git", *args], cwd=cwd or TREE, env=git_env(env),
                        input=input, capture_output=True, text=True)
     if check and r.returncode != 0:
         die(f"git {' '.join(args)} failed:\n{r.stderr}")
@@ -196,7 +207,9 @@ def ensure_tree():
         git("checkout", "-q", "-B", "series", "origin/base")
     else:
         git("fetch", "-q", BASE, "+base:refs/remotes/origin/base")
-    return git("rev-parse", "origin/base").strip()
+    global BASE_COMMIT
+    BASE_COMMIT = git("rev-parse", "origin/base").strip()
+    return BASE_COMMIT
 
 
 def message(s, p):
@@ -239,7 +252,7 @@ class Index:
 
     def apply(self, diff, what):
         r = subprocess.run(["git", "apply", "--cached", "--whitespace=error-all",
-                            diff], cwd=TREE, env={**os.environ, **self.env},
+                            diff], cwd=TREE, env=git_env(self.env),
                            capture_output=True, text=True)
         if r.returncode:
             die(f"{what}: {os.path.relpath(diff, ROOT)} does not apply:\n{r.stderr}")
@@ -298,7 +311,7 @@ def diff_text(a, b):
     """The diff from commit a to commit b as series/ keeps it: git's, with
     the base's .gitattributes, without the index lines, which would change
     with every earlier patch's blobs."""
-    base = git("rev-parse", "origin/base").strip()
+    base = BASE_COMMIT or git("rev-parse", "origin/base").strip()
     text = git(f"--attr-source={base}", *DIFF_CONFIG, "diff", "--no-color",
                "--no-ext-diff", a, b)
     return re.sub(r"^index [0-9a-f]+\.\.[0-9a-f]+(?: [0-7]+)?\n", "", text,
@@ -326,7 +339,7 @@ def merge(base, ours, theirs, what):
     """The tree of ours with the change base..theirs merged in (three-way)."""
     r = subprocess.run(["git", "merge-tree", "--write-tree", "--name-only",
                         f"--merge-base={base}", ours, theirs], cwd=TREE,
-                       capture_output=True, text=True)
+                       env=git_env(), capture_output=True, text=True)
     if r.returncode == 1:
         files = r.stdout.split("\n\n")[0].splitlines()[1:]
         die(f"{what}: conflict in {', '.join(files) or '?'}; fold by hand: "
@@ -369,6 +382,45 @@ def fold(s, base, n, paths=None):
           f"rewritten: {', '.join(map(str, rewritten))}")
 
 
+def yaml_entry(lines, subject):
+    """The span [start, end) of the lines of series.yaml's patch entry whose
+    subject is subject."""
+    for start, line in enumerate(lines):
+        if line.startswith("  - subject: ") and \
+                yaml.safe_load(line[len("  - subject: "):]) == subject:
+            break
+    else:
+        die(f"series.yaml has no patch entry with the subject {subject!r}")
+    end = start + 1
+    while end < len(lines) and not lines[end].startswith("  - subject: ") \
+            and not lines[end][:1].isalnum():
+        end += 1
+    # Comments at its end belong to the entry that follows.
+    while end > start + 1 and re.match(r" {0,4}#", lines[end - 1]):
+        end -= 1
+    return start, end
+
+
+def add_trailers(lines, subject, trailers):
+    """Adds trailers to the entry of subject in series.yaml's lines, after
+    its own, if it has none of them yet."""
+    start, end = yaml_entry(lines, subject)
+    have = next((k for k in range(start, end)
+                 if lines[k] == "    trailers:"), None)
+    items = [f"      - {yaml.safe_dump(t, default_style=chr(39), width=1000).strip()}"
+             for t in trailers]
+    if have is None:
+        # After the diff, where the other entries have them.
+        at = next((k + 1 for k in range(start, end)
+                   if lines[k].startswith("    diff: ")), start + 1)
+        lines[at:at] = ["    trailers:"] + items
+        return
+    k = have + 1
+    while k < end and lines[k].startswith("      - "):
+        k += 1
+    lines[k:k] = items
+
+
 def squash(s, base, j, i):
     """Folds patch j into patch i and drops it from series.yaml. Into an
     earlier patch i: the patches between carry patch j's change, those after
@@ -378,6 +430,13 @@ def squash(s, base, j, i):
     n = len(s["patches"])
     if not (1 <= i <= n and 1 <= j <= n and i != j):
         die(f"squash needs two patches of 1 to {n}")
+    gone, into = s["patches"][j - 1], s["patches"][i - 1]
+    path = os.path.join(ROOT, "series.yaml")
+    with open(path) as f:
+        lines = f.read().split("\n")
+    # Found before anything is written: a failure leaves everything as it was.
+    start, end = yaml_entry(lines, gone["subject"])
+    yaml_entry(lines, into["subject"])
     prev = [base] + build_commits(s, base)
     if j > i:
         # Patch j's change moves back onto patch i, the ones between carry it.
@@ -404,18 +463,12 @@ def squash(s, base, j, i):
     # new[k] is patch k's new commit (new[j] repeats patch j - 1's when j < i).
     rewritten = [k for k in range(first, last + 1)
                  if write_diff(s, k, new[k - 1], new[k])]
-    gone = s["patches"][j - 1]
-    path = os.path.join(ROOT, "series.yaml")
-    with open(path) as f:
-        lines = f.read().split("\n")
-    start = next(k for k, line in enumerate(lines)
-                 if line.startswith("  - subject: ")
-                 and yaml.safe_load(line[len("  - subject: "):]) == gone["subject"])
-    end = start + 1
-    while end < len(lines) and not lines[end].startswith("  - subject: ") \
-            and not lines[end][:1].isalnum():
-        end += 1
     del lines[start:end]
+    # Its trailers (a Fixes: tag, a reviewer's) go with its change.
+    carried = [t for t in gone.get("trailers") or []
+               if t not in (into.get("trailers") or [])]
+    if carried:
+        add_trailers(lines, into["subject"], carried)
     with open(path, "w") as f:
         f.write("\n".join(lines))
     os.unlink(os.path.join(ROOT, gone["diff"]))
@@ -609,16 +662,17 @@ def main():
     if args.cmd == "import":
         import_branch(s, base, args.rev)
         return
-    if args.cmd == "commit":
-        if args.n == 0:
-            print(base)
+    if args.cmd in ("commit", "show"):
+        # Built from series/ now: refs of an earlier build would be stale
+        # after a fold, squash or import.
+        if not 0 <= args.n <= len(s["patches"]):
+            die(f"no patch {args.n}")
+        ref = ([base] + build_commits(s, base))[args.n]
+        if args.cmd == "commit":
+            print(ref)
             return
-        print(git("rev-parse", f"refs/tas/p{args.n}").strip())
-        return
-    if args.cmd == "show":
         src = repo_path(s, args.path)
         dst = s["files"][src] if src else args.path
-        ref = base if args.n == 0 else f"refs/tas/p{args.n}"
         sys.stdout.write(git("show", f"{ref}:{dst}"))
         return
 

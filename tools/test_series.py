@@ -151,6 +151,47 @@ class Series(unittest.TestCase):
         self.assertEqual(self.show(c[0], "k/a.c"), A2)
         self.assertEqual(self.show(c[0], "k/new.c"), NEW2)
 
+    def test_squash_carries_through_the_patches_between(self):
+        # A third patch, with a trailer, changes a.c's middle line; a comment
+        # in series.yaml before it belongs to it, not to patch 2.
+        self.write(series.ROOT, "series/p3.diff", (
+            "diff --git a/k/a.c b/k/a.c\n--- a/k/a.c\n+++ b/k/a.c\n"
+            "@@ -1,5 +1,5 @@\n int a1;\n \n-int b;\n+int b3;\n \n int c2;\n"))
+        yml = self.read("series.yaml").replace("cover: {}\n", (
+            "  # Patch three.\n"
+            "  - subject: 'k: three'\n    diff: series/p3.diff\n"
+            "    trailers:\n      - 'Fixes: 0123456789ab (\"k: one\")'\n"
+            "    body: Three.\n"
+            "cover: {}\n"))
+        self.write(series.ROOT, "series.yaml", yml)
+        series.squash(series.load(), self.base, 3, 1)
+        s = series.load()
+        self.assertEqual([p["subject"] for p in s["patches"]],
+                         ["k: one", "k: two"])
+        self.assertEqual(s["patches"][0]["trailers"],
+                         ['Fixes: 0123456789ab ("k: one")'])
+        self.assertEqual(s["patches"][1]["id"], "two")
+        self.assertEqual(s["patches"][1]["body"], "Two.\n\nMore.\n")
+        self.assertEqual(s["cover"], {})
+        c = series.build_commits(s, self.base)
+        # Patch 1 has patch 3's change, and patch 2 carries it.
+        self.assertEqual(self.show(c[0], "k/a.c"), "int a1;\n\nint b3;\n\nint c;\n")
+        self.assertEqual(self.show(c[1], "k/a.c"), "int a1;\n\nint b3;\n\nint c2;\n")
+        self.assertEqual(self.show(c[1], "k/new.c"), NEW2)
+
+    def test_squash_of_an_unknown_entry_changes_nothing(self):
+        yml = self.read("series.yaml")
+        broken = yml.replace("  - subject: 'k: two'", "  - subject: 'k: 2'")
+        self.write(series.ROOT, "series.yaml", broken)
+        s = series.load()
+        s["patches"][1]["subject"] = "k: two"
+        with self.assertRaises(SystemExit):
+            series.squash(s, self.base, 2, 1)
+        self.assertEqual(self.read("series.yaml"), broken)
+        self.assertTrue(os.path.exists(os.path.join(series.ROOT, "series/p2.diff")))
+        self.assertEqual(series.unfolded(series.load(), series.build_commits(
+            series.load(), self.base)[-1]), [])
+
     def test_import_from_a_branch(self):
         c = series.build_commits(self.s, self.base)
         t = series.TREE
