@@ -59,9 +59,13 @@ HISTORY_WARNINGS = {"UNKNOWN_COMMIT_ID", "MISSING_FIXES_TAG"}
 def checkpatch():
     s = series()
     pdir = os.path.join(ROOT, "patches")
-    files = sorted(f for f in os.listdir(pdir)
-                   if f.endswith(".patch")
-                   and not re.match(r"(v\d+-)?0000-", f))
+    # The patches of each set (patches/K-NAME/), sets in order.
+    dirs = sorted((d for d in os.listdir(pdir)
+                   if os.path.isdir(os.path.join(pdir, d))),
+                  key=lambda d: int(d.split("-", 1)[0]) if d[:1].isdigit() else 0)
+    files = [os.path.join(d, f) for d in [""] + dirs
+             for f in sorted(os.listdir(os.path.join(pdir, d)))
+             if f.endswith(".patch") and not re.match(r"(v\d+-)?0000-", f)]
     if len(files) != len(s["patches"]):
         print("checkpatch: patches/ does not match series.yaml; run make series")
         return 1

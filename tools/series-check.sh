@@ -3,8 +3,8 @@
 #
 # Test the series pipeline, check that patches/ is what series.yaml and
 # series/ generate (byte for byte) and that the series ends in the source
-# folders' files, then apply patches/series.mbox with `b4 am` and `git am`
-# onto a fresh copy of the base.
+# folders' files, then apply each set's series.mbox with `b4 am` and
+# `git am`, in order, onto a fresh copy of the base.
 set -euo pipefail
 . "$(dirname "$0")/env.sh"
 
@@ -36,7 +36,7 @@ if ! diff -r "$TAS_ROOT/patches" "$tmp/patches" >"$tmp/diff"; then
 	echo "series-check: FAIL: patches/ is stale; run 'make series' and commit" >&2
 	exit 1
 fi
-echo "series-check: patches/ matches series.yaml and series/ ($(ls "$TAS_ROOT"/patches/*.patch | wc -l) files), which end in the source folders' files"
+echo "series-check: patches/ matches series.yaml and series/ ($(find "$TAS_ROOT"/patches -name '*.patch' | wc -l) files), which end in the source folders' files"
 
 . "$TAS_CACHE/base.info"
 want=$(sed -n 's/^  tested: *//p' "$TAS_ROOT/series.yaml")
@@ -46,23 +46,30 @@ fi
 
 git -C "$TAS_BASE" worktree prune
 git -C "$TAS_BASE" worktree add -q --detach "$tmp/tree" base
-cover_id=$(sed -n 's/^Message-ID: <\(.*\)>$/\1/p' "$TAS_ROOT"/patches/*0000-cover-letter.patch)
-if ! (cd "$tmp" && b4 --offline-mode am -m "$TAS_ROOT/patches/series.mbox" -o "$tmp" -n series "$cover_id") >"$tmp/b4.log" 2>&1; then
-	cat "$tmp/b4.log"
-	echo "series-check: FAIL: b4 am" >&2
-	exit 1
-fi
-n=$(grep -c '^Subject: \[.*PATCH' "$tmp/series.mbx" || true)
-git -C "$tmp/tree" -c user.name=tas -c user.email=tas@localhost am -q --whitespace=error-all "$tmp/series.mbx"
-got=$(git -C "$tmp/tree" rev-list --count base..HEAD)
-want_n=$(( $(ls "$TAS_ROOT"/patches/*.patch | wc -l) - 1 ))
-if [ "$got" -ne "$want_n" ]; then
-	echo "series-check: FAIL: git am applied $got of $want_n patches (b4 found $n)" >&2
-	exit 1
-fi
+# Each set is applied as its users apply it: `b4 am` of its mbox by its cover
+# letter's Message-ID, then `git am`, onto the base and the sets before it.
+got=0 want_n=0 sets=0
+for dir in $(find "$TAS_ROOT/patches" -name series.mbox -printf '%h\n' | sort -V); do
+	cover_id=$(sed -n 's/^Message-ID: <\(.*\)>$/\1/p' "$dir"/*0000-cover-letter.patch)
+	rm -f "$tmp"/*.mbx
+	if ! (cd "$tmp" && b4 --offline-mode am -m "$dir/series.mbox" -o "$tmp" -n series "$cover_id") >"$tmp/b4.log" 2>&1; then
+		cat "$tmp/b4.log"
+		echo "series-check: FAIL: b4 am of ${dir#"$TAS_ROOT"/}" >&2
+		exit 1
+	fi
+	before=$(git -C "$tmp/tree" rev-list --count base..HEAD)
+	git -C "$tmp/tree" -c user.name=tas -c user.email=tas@localhost am -q --whitespace=error-all "$tmp/series.mbx"
+	n=$(( $(git -C "$tmp/tree" rev-list --count base..HEAD) - before ))
+	want=$(( $(ls "$dir"/*.patch | wc -l) - 1 ))
+	if [ "$n" -ne "$want" ]; then
+		echo "series-check: FAIL: git am applied $n of $want patches of ${dir#"$TAS_ROOT"/}" >&2
+		exit 1
+	fi
+	got=$((got + n)) want_n=$((want_n + want)) sets=$((sets + 1))
+done
 # The applied tree must equal the assembled one.
 if [ "$(git -C "$tmp/tree" rev-parse 'HEAD^{tree}')" != "$tree" ]; then
 	echo "series-check: FAIL: the tree after git am differs from the assembled series" >&2
 	exit 1
 fi
-echo "series-check: b4 am + git am applied $got patches cleanly onto $base_kernel ($base_debian_version)"
+echo "series-check: b4 am + git am applied $got patches of $sets sets cleanly onto $base_kernel ($base_debian_version)"

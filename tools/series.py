@@ -53,6 +53,8 @@ Sub-commands:
                                          from series/ as it is now
   show N PATH                            print file PATH (repository or kernel
                                          path) as patch N has it
+  to-cc                                  set each set's to and cc in series.yaml
+                                         from scripts/get_maintainer.pl
   check-layout                           blank-line faults in any version of the
                                          C, header and Rust files the series adds
 """
@@ -546,43 +548,81 @@ def check_layout(s, base):
     return errs
 
 
-def msgid(s, n, text):
+def msgid(s, n, text, k=None):
     h = hashlib.sha256(text.encode()).hexdigest()[:12]
     v = s.get("version", 1)
-    return f"<tas-v{v}-{n:02d}-{h}@{s.get('msgid_domain', 'tas.invalid')}>"
+    part = f"{n:02d}" if k is None else f"{k}-{n:02d}"
+    return f"<tas-v{v}-{part}-{h}@{s.get('msgid_domain', 'tas.invalid')}>"
 
 
-def write_patches(s, base, head, out):
+def sets(s):
+    """The sets the series is posted as: (index, set, first, last), the
+    patches 1-based and inclusive. Without `sets:` in series.yaml, the whole
+    series is one set with the top-level cover letter."""
+    n = len(s["patches"])
+    if "sets" not in s:
+        return [(None, {"name": None, **s["cover"]}, 1, n)]
+    by_name = {st["name"]: st for st in s["sets"]}
+    starts = [(i, p["set"]) for i, p in enumerate(s["patches"], 1)
+              if "set" in p]
+    if not starts or starts[0][0] != 1:
+        die("series.yaml: the first patch must start a set (set: NAME)")
+    names = [name for _, name in starts]
+    if names != [st["name"] for st in s["sets"]]:
+        die(f"series.yaml: the patches start the sets {names}, in that "
+            f"order, and sets: lists {[st['name'] for st in s['sets']]}")
+    out = []
+    for k, (first, name) in enumerate(starts, 1):
+        last = starts[k][0] - 1 if k < len(starts) else n
+        out.append((k, by_name[name], first, last))
+    return out
+
+
+def patch_id(text):
+    """git patch-id --stable of a patch's text."""
+    return git("patch-id", "--stable", input=text).split()[0]
+
+
+def format_set(s, base, commits, k, st, first, last, prereqs):
+    """The texts of set k's cover letter and patches, with their file
+    names; prereqs are the texts of the patches of the sets before it."""
     tmp = tempfile.mkdtemp(prefix="tas-fp-")
     try:
         v = int(s.get("version", 1))
+        prefix = st.get("subject_prefix", s.get("subject_prefix", "PATCH"))
         # The kernel's .gitattributes (diff drivers for hunk headers) are
         # read from the base, whatever the kernel tree has checked out.
         args = [f"--attr-source={base}", *DIFF_CONFIG, "format-patch", "-q",
                 "--zero-commit", "--cover-letter", "--thread=shallow",
-                "--no-signature", "--subject-prefix",
-                s.get("subject_prefix", "PATCH"), "-o", tmp]
+                "--no-signature", "--subject-prefix", prefix, "-o", tmp]
+        for to in st.get("to") or []:
+            args += ["--to", to]
+        for cc in st.get("cc") or []:
+            args += ["--cc", cc]
         if v > 1:
             args.append(f"-v{v}")
-        git(*args, f"{base}..{head}")
+        start = base if first == 1 else commits[first - 2]
+        git(*args, f"{start}..{commits[last - 1]}")
         files = sorted(f for f in os.listdir(tmp) if f.endswith(".patch"))
         texts = [open(os.path.join(tmp, f)).read() for f in files]
     finally:
         shutil.rmtree(tmp)
 
-    cover = s["cover"]
-    name, email = identity()
-    # The cover letter: our subject and text, git's shortlog and diffstat.
+    # The cover letter: our subject and text, git's shortlog and diffstat,
+    # and the patches this set applies on top of, as b4 prep names them.
     t = texts[0]
-    t = t.replace("*** SUBJECT HERE ***", cover["subject"].strip())
-    t = t.replace("*** BLURB HERE ***", cover["body"].strip())
+    t = t.replace("*** SUBJECT HERE ***", st["subject"].strip())
+    t = t.replace("*** BLURB HERE ***", st["body"].strip())
     date0 = int(s.get("date_epoch", 1767225600))
     t = re.sub(r"^Date: .*$", "Date: " + rfc2822(date0), t, count=1,
                flags=re.M)
+    if prereqs:
+        t = t.rstrip("\n") + "\n\n" + "".join(
+            f"prerequisite-patch-id: {patch_id(p)}\n" for p in prereqs)
     texts[0] = t
 
     ids = [msgid(s, n, re.sub(r"^(Message-ID|In-Reply-To|References): .*\n",
-                              "", t, flags=re.M | re.I))
+                              "", t, flags=re.M | re.I), k)
            for n, t in enumerate(texts)]
     out_texts = []
     for n, t in enumerate(texts):
@@ -591,18 +631,104 @@ def write_patches(s, base, head, out):
         t = re.sub(r"^(In-Reply-To|References): .*$",
                    lambda m: f"{m.group(1)}: {ids[0]}", t, flags=re.M | re.I)
         out_texts.append(t)
+    return files, out_texts
 
+
+def write_patches(s, base, commits, out):
+    """Writes each set's cover letter, patches and series.mbox: into out,
+    or with sets into out/K-NAME/. Returns the files written, relative to
+    out."""
     os.makedirs(out, exist_ok=True)
     for f in os.listdir(out):
+        full = os.path.join(out, f)
         if f.endswith(".patch") or f == "series.mbox":
-            os.unlink(os.path.join(out, f))
-    for f, t in zip(files, out_texts):
-        with open(os.path.join(out, f), "w") as fh:
-            fh.write(t)
-    with open(os.path.join(out, "series.mbox"), "w") as fh:
-        fh.write("".join(t if t.endswith("\n\n") else t + "\n"
-                         for t in out_texts))
-    return files
+            os.unlink(full)
+        elif os.path.isdir(full) and re.match(r"\d+-", f):
+            shutil.rmtree(full)
+    written, prereqs = [], []
+    for k, st, first, last in sets(s):
+        files, texts = format_set(s, base, commits, k, st, first, last,
+                                  prereqs)
+        sub = "" if k is None else f"{k}-{st['name']}"
+        d = os.path.join(out, sub)
+        os.makedirs(d, exist_ok=True)
+        for f, t in zip(files, texts):
+            with open(os.path.join(d, f), "w") as fh:
+                fh.write(t)
+            written.append(os.path.join(sub, f))
+        with open(os.path.join(d, "series.mbox"), "w") as fh:
+            fh.write("".join(t if t.endswith("\n\n") else t + "\n"
+                             for t in texts))
+        prereqs += texts[1:]
+    return written
+
+
+def to_cc(s, base, commits):
+    """Sets each set's to and cc in series.yaml from
+    scripts/get_maintainer.pl on its patches: the maintainers as To, the
+    reviewers and lists as Cc. Run in the kernel tree checked out at the
+    series' end (`make series`), whose MAINTAINERS has the series' entries."""
+    if git("rev-parse", "HEAD^{tree}").strip() != \
+            git("rev-parse", commits[-1] + "^{tree}").strip():
+        die(f"the kernel tree {TREE} is not checked out at the series' end: "
+            f"run `make series` first")
+    path = os.path.join(ROOT, "series.yaml")
+    with open(path) as f:
+        lines = f.read().split("\n")
+    prereqs = []
+    for k, st, first, last in sets(s):
+        if k is None:
+            die("series.yaml has no sets")
+        bare = {kk: vv for kk, vv in st.items() if kk not in ("to", "cc")}
+        files, texts = format_set(s, base, commits, k, bare, first, last,
+                                  prereqs)
+        prereqs += texts[1:]
+        tmp = tempfile.mkdtemp(prefix="tas-gm-")
+        try:
+            paths = []
+            for f, t in zip(files[1:], texts[1:]):
+                paths.append(os.path.join(tmp, f))
+                with open(paths[-1], "w") as fh:
+                    fh.write(t)
+            common = ["perl", "scripts/get_maintainer.pl", "--no-rolestats",
+                      "--no-git", "--no-git-fallback", "--no-tree"]
+            to = git_lines(common + ["--m", "--no-r", "--no-l"] + paths)
+            cc = [a for a in git_lines(common + ["--r", "--l", "--no-m"] + paths)
+                  if a not in to]
+        finally:
+            shutil.rmtree(tmp)
+        start = next(i for i, line in enumerate(lines)
+                     if line == f"  - name: {st['name']}")
+        end = start + 1
+        while end < len(lines) and lines[end].startswith("    "):
+            end += 1
+        kept, skip = [], False
+        for line in lines[start + 1:end]:
+            if line.startswith(("    to:", "    cc:")):
+                skip = True
+            elif skip and line.startswith("      - "):
+                continue
+            else:
+                skip = False
+                kept.append(line)
+
+        def block(key, addrs):
+            return [f"    {key}:"] + [
+                "      - " + re.sub(r"\n\.\.\.$", "", yaml.safe_dump(
+                    a, width=10000, allow_unicode=True).strip())
+                for a in addrs]
+        lines[start + 1:end] = block("to", to) + block("cc", cc) + kept
+        print(f"series: set {k} ({st['name']}): {len(to)} To, {len(cc)} Cc")
+    with open(path, "w") as f:
+        f.write("\n".join(lines))
+
+
+def git_lines(cmd):
+    r = subprocess.run(cmd, cwd=TREE, env=git_env(), capture_output=True,
+                       text=True)
+    if r.returncode:
+        die(f"{' '.join(cmd[:2])} failed:\n{r.stderr}")
+    return [line.strip() for line in r.stdout.splitlines() if line.strip()]
 
 
 def rfc2822(epoch):
@@ -634,6 +760,7 @@ def main():
     sh.add_argument("n", type=int)
     sh.add_argument("path")
     sub.add_parser("check-layout")
+    sub.add_parser("to-cc")
     args = ap.parse_args()
 
     s = load()
@@ -652,6 +779,9 @@ def main():
             print(e)
         if errs:
             sys.exit(1)
+        return
+    if args.cmd == "to-cc":
+        to_cc(s, base, build_commits(s, base))
         return
     if args.cmd == "fold":
         fold(s, base, args.n, args.paths)
@@ -684,7 +814,7 @@ def main():
             f"(tools/series.py fold N), or edit a branch made from the "
             f"kernel tree's `series` with git and take it back "
             f"(tools/series.py import BRANCH)")
-    files = write_patches(s, base, commits[-1], args.out)
+    files = write_patches(s, base, commits, args.out)
     if not args.no_checkout:
         for i, c in enumerate(commits, 1):
             git("update-ref", f"refs/tas/p{i}", c)
@@ -701,8 +831,10 @@ def main():
         # Only files that differ from the current checkout are rewritten.
         git("checkout", "-q", "-f", "-B", "series", head)
     tree = git("rev-parse", commits[-1] + "^{tree}").strip()
-    print(f"series: {len(commits)} patches + cover letter in {args.out} "
-          f"({len(files)} files, series.mbox), tree {tree}")
+    n_sets = len(sets(s))
+    print(f"series: {len(commits)} patches in {n_sets} "
+          f"set{'s' if n_sets > 1 else ''} with cover letters in {args.out} "
+          f"({len(files)} files), tree {tree}")
 
 
 if __name__ == "__main__":

@@ -192,6 +192,43 @@ class Series(unittest.TestCase):
         self.assertEqual(series.unfolded(series.load(), series.build_commits(
             series.load(), self.base)[-1]), [])
 
+    def test_sets(self):
+        yml = self.read("series.yaml")
+        yml = yml.replace("  - subject: 'k: one'\n",
+                          "  - subject: 'k: one'\n    set: a\n")
+        yml = yml.replace("  - subject: 'k: two'\n",
+                          "  - subject: 'k: two'\n    set: b\n")
+        yml = yml.replace("cover: {}\n", (
+            "sets:\n"
+            "  - name: a\n    subject: Set A\n    body: The first.\n"
+            "    to: [M <m@example.org>]\n"
+            "  - name: b\n    subject: Set B\n    body: The second.\n"))
+        self.write(series.ROOT, "series.yaml", yml)
+        s = series.load()
+        c = series.build_commits(s, self.base)
+        out = os.path.join(self.tmp, "out")
+        files = series.write_patches(s, self.base, c, out)
+        self.assertEqual(sorted(os.listdir(out)), ["1-a", "2-b"])
+        self.assertEqual(len(files), 4)
+        cover_a = open(os.path.join(out, "1-a", "0000-cover-letter.patch")).read()
+        cover_b = open(os.path.join(out, "2-b", "0000-cover-letter.patch")).read()
+        patch_1 = open(os.path.join(out, "1-a", files[1].split("/")[1])).read()
+        self.assertIn("Subject: [PATCH 0/1] Set A", cover_a)
+        self.assertIn("To: M <m@example.org>", cover_a)
+        self.assertIn("The second.", cover_b)
+        self.assertNotIn("prerequisite-patch-id", cover_a)
+        # Set b names patch 1 as what it applies on.
+        self.assertIn(f"prerequisite-patch-id: {series.patch_id(patch_1)}\n",
+                      cover_b)
+        # Set b's patch applies on set a's: its diff is patch 2's alone.
+        patch_2 = open(os.path.join(out, files[3])).read()
+        self.assertIn("+int c2;", patch_2)
+        self.assertNotIn("+int a1;", patch_2)
+        # Sets must start where series.yaml lists them.
+        self.write(series.ROOT, "series.yaml", yml.replace("    set: b\n", ""))
+        with self.assertRaises(SystemExit):
+            series.sets(series.load())
+
     def test_import_from_a_branch(self):
         c = series.build_commits(self.s, self.base)
         t = series.TREE
