@@ -1769,7 +1769,7 @@ int main(int argc, char **argv)
 		ret = bench_models(fd, rings);
 	/*
 	 * After the makespans and the models, as in every full run: right
-	 * after boot the clock's tail is noisier (docs/design.md).
+	 * after boot the clock's tail is noisier (docs/history.md, "The tail of the engine's clock").
 	 */
 	if (!ret && bench_wanted("clock"))
 		ret = bench_clock(fd);
