@@ -3412,8 +3412,10 @@ TEST_F(tas, unaligned_operands)
 	ASSERT_EQ(0, tas_bo_create_map(self->fd, TAS_UA_BYTES, &bo,
 				       (void **)&m));
 	ASSERT_EQ(0, tas_syncobj_create(self->fd, 0, &syncobj));
-	for (i = 0; i < TAS_UA_BYTES; i++)
-		m[i] = ref[i] = i * 7 + 3;
+	for (i = 0; i < TAS_UA_BYTES; i++) {
+		ref[i] = i * 7 + 3;
+		m[i] = ref[i];
+	}
 
 	/* [1, 1 + 1021) -> [1506, ...) and [2050, ...) -> [3, ...) */
 	tas_node_init(&nodes[0], 0, DRM_TAS_OP_COPY, 0);
@@ -3923,8 +3925,7 @@ static bool tas_stream_stop(struct tas_stream *st)
 #define TAS_STREAM_START_NS	(60 * TAS_NSEC_PER_SEC)
 
 /* Ends the child of tas_stream_start() after a failed call, saying which. */
-static void __attribute__((noreturn)) tas_stream_fail(const char *what,
-						      __u64 k, int err)
+static void tas_stream_fail(const char *what, __u64 k, int err)
 {
 	fprintf(stderr, "tas_stream: %s of graph %llu failed: %s\n", what,
 		(unsigned long long)k, strerror(-err));
