@@ -28,6 +28,14 @@ if ! "$TAS_TOOLS/venv/bin/python" "$TAS_ROOT/tools/series.py" check-layout >"$tm
 fi
 echo "series-check: every version of the C, header and Rust files the series adds laid out cleanly"
 
+# Each set applies onto the base with only the sets it names in deps.
+if ! "$TAS_TOOLS/venv/bin/python" "$TAS_ROOT/tools/series.py" check-sets >"$tmp/sets"; then
+	cat "$tmp/sets"
+	echo "series-check: FAIL: a set does not apply with only the sets it depends on" >&2
+	exit 1
+fi
+echo "series-check: $(grep -c 'applies on the base' "$tmp/sets") sets each apply on the base with only the sets they depend on"
+
 # Without --wip: fails when the source folders hold a change no patch has.
 out=$("$TAS_TOOLS/venv/bin/python" "$TAS_ROOT/tools/series.py" assemble --no-checkout --out "$tmp/patches")
 tree=${out##* tree }

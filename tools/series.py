@@ -55,6 +55,8 @@ Sub-commands:
                                          path) as patch N has it
   to-cc                                  set each set's to and cc in series.yaml
                                          from scripts/get_maintainer.pl
+  check-sets                             check that each set applies on the base
+                                         with only the sets it depends on
   check-layout                           blank-line faults in any version of the
                                          C, header and Rust files the series adds
 """
@@ -578,6 +580,23 @@ def sets(s):
     return out
 
 
+def deps_closure(s, st):
+    """The names of the sets that set st applies on: its deps (series.yaml
+    `deps:`, sets listed before it) and theirs."""
+    by_name = {x["name"]: x for x in s.get("sets") or []}
+    order = [x["name"] for x in s.get("sets") or []]
+    out, todo = set(), list(st.get("deps") or [])
+    while todo:
+        d = todo.pop()
+        if d not in by_name or order.index(d) >= order.index(st["name"]):
+            die(f"series.yaml: set {st['name']} depends on {d!r}, which is "
+                f"not a set before it")
+        if d not in out:
+            out.add(d)
+            todo += by_name[d].get("deps") or []
+    return out
+
+
 def patch_id(text):
     """git patch-id --stable of a patch's text."""
     return git("patch-id", "--stable", input=text).split()[0]
@@ -645,8 +664,10 @@ def write_patches(s, base, commits, out):
             os.unlink(full)
         elif os.path.isdir(full) and re.match(r"\d+-", f):
             shutil.rmtree(full)
-    written, prereqs = [], []
+    written, texts_of = [], {}
     for k, st, first, last in sets(s):
+        prereqs = [t for name in texts_of if name in deps_closure(s, st)
+                   for t in texts_of[name]]
         files, texts = format_set(s, base, commits, k, st, first, last,
                                   prereqs)
         sub = "" if k is None else f"{k}-{st['name']}"
@@ -659,7 +680,7 @@ def write_patches(s, base, commits, out):
         with open(os.path.join(d, "series.mbox"), "w") as fh:
             fh.write("".join(t if t.endswith("\n\n") else t + "\n"
                              for t in texts))
-        prereqs += texts[1:]
+        texts_of[st["name"]] = texts[1:]
     return written
 
 
@@ -667,7 +688,8 @@ def to_cc(s, base, commits):
     """Sets each set's to and cc in series.yaml from
     scripts/get_maintainer.pl on its patches: the maintainers as To, the
     reviewers and lists as Cc. Run in the kernel tree checked out at the
-    series' end (`make series`), whose MAINTAINERS has the series' entries."""
+    series' end (`make series`), whose MAINTAINERS has the series' entries.
+    A set's extra_to and extra_cc are added."""
     if git("rev-parse", "HEAD^{tree}").strip() != \
             git("rev-parse", commits[-1] + "^{tree}").strip():
         die(f"the kernel tree {TREE} is not checked out at the series' end: "
@@ -675,14 +697,11 @@ def to_cc(s, base, commits):
     path = os.path.join(ROOT, "series.yaml")
     with open(path) as f:
         lines = f.read().split("\n")
-    prereqs = []
     for k, st, first, last in sets(s):
         if k is None:
             die("series.yaml has no sets")
         bare = {kk: vv for kk, vv in st.items() if kk not in ("to", "cc")}
-        files, texts = format_set(s, base, commits, k, bare, first, last,
-                                  prereqs)
-        prereqs += texts[1:]
+        files, texts = format_set(s, base, commits, k, bare, first, last, [])
         tmp = tempfile.mkdtemp(prefix="tas-gm-")
         try:
             paths = []
@@ -695,6 +714,10 @@ def to_cc(s, base, commits):
             to = git_lines(common + ["--m", "--no-r", "--no-l"] + paths)
             cc = [a for a in git_lines(common + ["--r", "--l", "--no-m"] + paths)
                   if a not in to]
+            # Maintainers MAINTAINERS does not tie to the files (the
+            # workqueue's of its Rust API, say), named in series.yaml.
+            to += [a for a in st.get("extra_to") or [] if a not in to]
+            cc += [a for a in st.get("extra_cc") or [] if a not in to + cc]
         finally:
             shutil.rmtree(tmp)
         start = next(i for i, line in enumerate(lines)
@@ -721,6 +744,38 @@ def to_cc(s, base, commits):
         print(f"series: set {k} ({st['name']}): {len(to)} To, {len(cc)} Cc")
     with open(path, "w") as f:
         f.write("\n".join(lines))
+
+
+def check_sets(s, base):
+    """Checks that each set applies onto the base with only the sets it
+    depends on (series.yaml `deps:`), patch by patch as git am would."""
+    spans = sets(s)
+    bad = []
+    for k, st, first, last in spans:
+        if k is None:
+            return []
+        need = deps_closure(s, st)
+        with Index(base) as idx:
+            for kk, other, f, l in spans:
+                if other["name"] in need or kk == k:
+                    for i in range(f, l + 1):
+                        r = subprocess.run(
+                            ["git", "apply", "--cached",
+                             os.path.join(ROOT, s["patches"][i - 1]["diff"])],
+                            cwd=TREE, env=git_env(idx.env),
+                            capture_output=True, text=True)
+                        if r.returncode:
+                            bad.append(f"set {k} ({st['name']}): patch {i} "
+                                       f"does not apply on the base with "
+                                       f"{', '.join(sorted(need)) or 'no other set'}")
+                            break
+                    else:
+                        continue
+                    break
+        print(f"series: set {k} ({st['name']}) applies on the base with "
+              f"{', '.join(sorted(need)) or 'no other set'}"
+              if not bad or not bad[-1].startswith(f"set {k} ") else bad[-1])
+    return bad
 
 
 def git_lines(cmd):
@@ -761,6 +816,7 @@ def main():
     sh.add_argument("path")
     sub.add_parser("check-layout")
     sub.add_parser("to-cc")
+    sub.add_parser("check-sets")
     args = ap.parse_args()
 
     s = load()
@@ -778,6 +834,10 @@ def main():
         for e in errs:
             print(e)
         if errs:
+            sys.exit(1)
+        return
+    if args.cmd == "check-sets":
+        if check_sets(s, base):
             sys.exit(1)
         return
     if args.cmd == "to-cc":

@@ -202,7 +202,8 @@ class Series(unittest.TestCase):
             "sets:\n"
             "  - name: a\n    subject: Set A\n    body: The first.\n"
             "    to: [M <m@example.org>]\n"
-            "  - name: b\n    subject: Set B\n    body: The second.\n"))
+            "  - name: b\n    deps: [a]\n    subject: Set B\n"
+            "    body: The second.\n"))
         self.write(series.ROOT, "series.yaml", yml)
         s = series.load()
         c = series.build_commits(s, self.base)
@@ -224,6 +225,10 @@ class Series(unittest.TestCase):
         patch_2 = open(os.path.join(out, files[3])).read()
         self.assertIn("+int c2;", patch_2)
         self.assertNotIn("+int a1;", patch_2)
+        # Set b applies on the base with set a, not without it.
+        self.assertEqual(series.check_sets(s, self.base), [])
+        self.write(series.ROOT, "series.yaml", yml.replace("    deps: [a]\n", ""))
+        self.assertEqual(len(series.check_sets(series.load(), self.base)), 1)
         # Sets must start where series.yaml lists them.
         self.write(series.ROOT, "series.yaml", yml.replace("    set: b\n", ""))
         with self.assertRaises(SystemExit):
