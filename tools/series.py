@@ -254,12 +254,15 @@ class Index:
         if os.path.exists(self.path):
             os.unlink(self.path)
 
-    def apply(self, diff, what):
+    def apply(self, diff, what, check=True):
+        """Applies diff to the index; returns whether it applied. Dies if
+        it does not, unless check is False."""
         r = subprocess.run(["git", "apply", "--cached", "--whitespace=error-all",
                             diff], cwd=TREE, env=git_env(self.env),
                            capture_output=True, text=True)
-        if r.returncode:
+        if r.returncode and check:
             die(f"{what}: {os.path.relpath(diff, ROOT)} does not apply:\n{r.stderr}")
+        return r.returncode == 0
 
     def add(self, path, dst):
         blob = git("hash-object", "-w", path).strip()
@@ -666,7 +669,8 @@ def write_patches(s, base, commits, out):
             shutil.rmtree(full)
     written, texts_of = [], {}
     for k, st, first, last in sets(s):
-        prereqs = [t for name in texts_of if name in deps_closure(s, st)
+        need = deps_closure(s, st)
+        prereqs = [t for name in texts_of if name in need
                    for t in texts_of[name]]
         files, texts = format_set(s, base, commits, k, st, first, last,
                                   prereqs)
@@ -755,26 +759,20 @@ def check_sets(s, base):
         if k is None:
             return []
         need = deps_closure(s, st)
+        with_ = ", ".join(sorted(need)) or "no other set"
+        patches = [i for kk, other, f, l in spans
+                   if other["name"] in need or kk == k
+                   for i in range(f, l + 1)]
         with Index(base) as idx:
-            for kk, other, f, l in spans:
-                if other["name"] in need or kk == k:
-                    for i in range(f, l + 1):
-                        r = subprocess.run(
-                            ["git", "apply", "--cached",
-                             os.path.join(ROOT, s["patches"][i - 1]["diff"])],
-                            cwd=TREE, env=git_env(idx.env),
-                            capture_output=True, text=True)
-                        if r.returncode:
-                            bad.append(f"set {k} ({st['name']}): patch {i} "
-                                       f"does not apply on the base with "
-                                       f"{', '.join(sorted(need)) or 'no other set'}")
-                            break
-                    else:
-                        continue
-                    break
-        print(f"series: set {k} ({st['name']}) applies on the base with "
-              f"{', '.join(sorted(need)) or 'no other set'}"
-              if not bad or not bad[-1].startswith(f"set {k} ") else bad[-1])
+            failed = next((i for i in patches if not idx.apply(
+                os.path.join(ROOT, s["patches"][i - 1]["diff"]), f"patch {i}",
+                check=False)), None)
+        if failed is None:
+            print(f"series: set {k} ({st['name']}) applies on the base with {with_}")
+        else:
+            bad.append(f"set {k} ({st['name']}): patch {failed} does not "
+                       f"apply on the base with {with_}")
+            print(bad[-1])
     return bad
 
 
