@@ -25,6 +25,7 @@
 #include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/time.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -2746,17 +2747,21 @@ TEST_F(tas, graph_info_other_file)
 
 /*
  * GRAPH_INFO does not wait for a submission of the same file: a child
- * process submits graphs of the most nodes on the file it shares, each of
- * which copies, checks and allocates per node for tens of milliseconds,
- * while the parent reads a small graph's results again and again. The
- * slowest read must take less than a quarter of the quickest submission; a
- * read that waits for the submission's lock takes as long as the
- * submission. Three graphs, so that the small graph stays in the history
- * and nothing is evicted meanwhile.
+ * process submits graphs of up to 8192 nodes on the file it shares, each of
+ * which copies, checks and allocates per node for a second or more (4 s for
+ * 16384 nodes on the lockdep kernel in QEMU, 17 s under KASAN), while the
+ * parent reads a small graph's results again and again. The slowest read
+ * must take less than a quarter of the quickest submission; a read that
+ * waits for the submission's lock takes as long as the submission. Two
+ * graphs, so that the small graph stays in the history and nothing is
+ * evicted meanwhile. The parent pauses 100 us between reads, so that on two
+ * CPUs the child and the nodes it leaves in flight, which the file's close
+ * cancels, are not starved of one.
  */
-#define TAS_BIG_SUBMITS	3
+#define TAS_BIG_SUBMITS	2
+#define TAS_BIG_NODES	8192
 
-TEST_F_TIMEOUT(tas, graph_info_does_not_wait_for_submission, 120)
+TEST_F_TIMEOUT(tas, graph_info_does_not_wait_for_submission, 300)
 {
 	__u64 max_nodes = 0, graph_id, start, took, slowest = 0, *quickest;
 	struct drm_tas_node_info info;
@@ -2767,6 +2772,8 @@ TEST_F_TIMEOUT(tas, graph_info_does_not_wait_for_submission, 120)
 	int status;
 
 	ASSERT_EQ(0, tas_get_param(self->fd, DRM_TAS_PARAM_MAX_NODES, 0, &max_nodes));
+	if (max_nodes > TAS_BIG_NODES)
+		max_nodes = TAS_BIG_NODES;
 	quickest = mmap(NULL, sizeof(*quickest), PROT_READ | PROT_WRITE,
 			MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	ASSERT_NE(MAP_FAILED, quickest);
@@ -2810,6 +2817,7 @@ TEST_F_TIMEOUT(tas, graph_info_does_not_wait_for_submission, 120)
 		if (took > slowest)
 			slowest = took;
 		reads++;
+		usleep(100);
 	}
 	ASSERT_EQ(pid, waited);
 	ASSERT_TRUE(WIFEXITED(status));
@@ -3774,15 +3782,20 @@ TEST_F(tas, error_timeout_propagates)
 }
 
 /*
- * Closing a file with a large graph in flight neither hangs nor disturbs
- * the other files.
+ * Closing a file with a large graph in flight neither hangs, nor waits for
+ * the graph's work, nor disturbs the other files: one chain of NOPs per
+ * ring, TAS_CLOSE_WORK_NS of work each, of which close() must take less
+ * than half. Tearing down the 4096 nodes alone takes seconds on a KASAN
+ * kernel in QEMU (11 s seen).
  */
-TEST_F(tas, close_with_graph_in_flight)
+#define TAS_CLOSE_WORK_NS	(120 * TAS_NSEC_PER_SEC)
+
+TEST_F_TIMEOUT(tas, close_with_graph_in_flight, 240)
 {
 	struct drm_tas_node *nodes;
 	struct drm_tas_edge *edges;
 	struct drm_tas_sync signal;
-	__u64 max_nodes = 0, start;
+	__u64 max_nodes = 0, start, took, duration;
 	__u32 i, count, syncobj;
 	int fd2;
 
@@ -3795,10 +3808,11 @@ TEST_F(tas, close_with_graph_in_flight)
 	ASSERT_NE(NULL, nodes);
 	ASSERT_NE(NULL, edges);
 
-	/* One chain of 1 ms NOPs per ring. */
+	/* One chain of NOPs per ring. */
+	duration = TAS_CLOSE_WORK_NS / (count / self->num_rings);
 	for (i = 0; i < count; i++)
 		tas_node_init(&nodes[i], i % self->num_rings, DRM_TAS_OP_NOP,
-			      TAS_NSEC_PER_MSEC);
+			      duration);
 	for (i = self->num_rings; i < count; i++)
 		tas_edge_init(&edges[i - self->num_rings],
 			      i - self->num_rings, i);
@@ -3813,7 +3827,11 @@ TEST_F(tas, close_with_graph_in_flight)
 
 	start = tas_now_ns();
 	close(fd2);
-	EXPECT_LT(tas_now_ns() - start, TAS_WAIT_NS);
+	took = tas_now_ns() - start;
+	TH_LOG("closed with %u nodes of %llu ms in flight in %llu ms", count,
+	       (unsigned long long)duration / TAS_NSEC_PER_MSEC,
+	       (unsigned long long)took / TAS_NSEC_PER_MSEC);
+	EXPECT_LT(took, TAS_CLOSE_WORK_NS / 2);
 
 	/* tas_run_nop() waits TAS_WAIT_NS at most. */
 	ASSERT_EQ(0, tas_run_nop(self->fd));
@@ -3893,7 +3911,6 @@ TEST_F(tas, dispatch_no_head_of_line_blocking)
 	tas_syncobj_destroy(self->fd, syncobj);
 }
 
-#define TAS_FLOOD_NODES		2048
 #define TAS_STREAM_DEPTH	8
 #define TAS_STREAM_NODES	8
 
@@ -4453,7 +4470,7 @@ TEST_F(tas, latency_class_overtakes_batch)
 }
 
 /*
- * A one-node graph submitted behind a chain of 4096 nodes of its class on
+ * A one-node graph submitted behind a chain of 1024 nodes of its class on
  * its ring. Every link of the chain has a higher rank than the lone node
  * (the longer path after it), and each becomes ready as the one before it
  * is released; by rank alone the lone node would start after the whole
@@ -4463,7 +4480,7 @@ TEST_F(tas, latency_class_overtakes_batch)
  * for a latency-class node, one early node waiting on the ring). In every
  * class.
  */
-#define TAS_CHAIN_NODES	4096
+#define TAS_CHAIN_NODES	1024
 
 TEST_F_TIMEOUT(tas, class_node_not_starved_by_long_chain, 120)
 {
@@ -4501,7 +4518,11 @@ TEST_F_TIMEOUT(tas, class_node_not_starved_by_long_chain, 120)
 					&chain_id));
 		ASSERT_EQ(0, tas_submit(self->fd, &node, 1, NULL, 0, NULL, 0,
 					&lone_signal, 1, &id));
-		ASSERT_EQ(0, tas_syncobj_wait_graph(self->fd, syncobj));
+		/* A release and a hop per link: 2.5 ms each under KASAN. */
+		ASSERT_EQ(0, tas_syncobj_wait(self->fd, syncobj,
+					      DRM_SYNCOBJ_WAIT_FLAGS_WAIT_FOR_SUBMIT,
+					      TAS_WAIT_NS + TAS_CHAIN_NODES *
+					      10 * TAS_NSEC_PER_MSEC));
 		ASSERT_EQ(0, tas_syncobj_wait_graph(self->fd, lone));
 		ASSERT_EQ(0, tas_graph_info(self->fd, id, &info, 1, &done));
 		EXPECT_EQ(1U, done);
@@ -5508,6 +5529,11 @@ static void tas_on_alarm(int sig __maybe_unused)
 TEST_F_TIMEOUT(tas, submit_waits_for_free_slot, 120)
 {
 	struct sigaction sa = { .sa_handler = tas_on_alarm };
+	/* Every second, in case the first fires before the ioctl waits. */
+	struct itimerval every_second = {
+		.it_interval = { .tv_sec = 1 },
+		.it_value = { .tv_sec = 1 },
+	}, off = {};
 	struct drm_tas_submit_graph args;
 	struct drm_tas_sync wait, signal;
 	struct drm_tas_node node;
@@ -5537,9 +5563,10 @@ TEST_F_TIMEOUT(tas, submit_waits_for_free_slot, 120)
 
 	/* A signal ends the wait; the submission had no effect. */
 	ASSERT_EQ(0, sigaction(SIGALRM, &sa, NULL));
-	alarm(1);
+	ASSERT_EQ(0, setitimer(ITIMER_REAL, &every_second, NULL));
 	EXPECT_EQ(-1, ioctl(self->fd, DRM_IOCTL_TAS_SUBMIT_GRAPH, &args));
 	EXPECT_EQ(EINTR, errno);
+	ASSERT_EQ(0, setitimer(ITIMER_REAL, &off, NULL));
 	EXPECT_EQ(0, tas_syncobj_has_fence(self->fd, out));
 
 	/* The wait ends when a graph completes. */
@@ -5559,7 +5586,11 @@ TEST_F_TIMEOUT(tas, submit_waits_for_free_slot, 120)
 		TH_LOG("the submission returned before a graph completed");
 	ASSERT_EQ(pid, waitpid(pid, &status, 0));
 	EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
-	ASSERT_EQ(0, tas_syncobj_wait_graph(self->fd, out));
+	/* Behind the TAS_MAX_IN_FLIGHT graphs: seconds under KASAN. */
+	ASSERT_EQ(0, tas_syncobj_wait(self->fd, out,
+				      DRM_SYNCOBJ_WAIT_FLAGS_WAIT_FOR_SUBMIT,
+				      TAS_WAIT_NS +
+				      TAS_MAX_IN_FLIGHT * 10 * TAS_NSEC_PER_MSEC));
 
 	close(pipefd[0]);
 	close(pipefd[1]);
@@ -7485,7 +7516,7 @@ TEST_F_TIMEOUT(tas, completed_launch_lets_go_of_bound_buffers, 120)
 }
 
 /*
- * A chain over rings 0, 1 and 2: node 0 runs for 50 ms, nodes 1 and 2
+ * A chain over rings 0, 1 and 2: node 0 runs for 500 ms, nodes 1 and 2
  * follow it. The dispatcher hands nodes 1 and 2 to their rings while node 0
  * runs, so each becomes ready when its predecessor's fence signals (ready_ns
  * is that fence's timestamp), not when the dispatcher learns of the
@@ -7506,7 +7537,7 @@ TEST_F(tas, early_release_on_ring)
 	if (self->num_rings < 4)
 		SKIP(return, "fewer than 4 rings");
 	ASSERT_EQ(0, tas_syncobj_create(self->fd, 0, &syncobj));
-	tas_node_init(&nodes[0], 0, DRM_TAS_OP_NOP, 50 * TAS_NSEC_PER_MSEC);
+	tas_node_init(&nodes[0], 0, DRM_TAS_OP_NOP, 500 * TAS_NSEC_PER_MSEC);
 	tas_node_init(&nodes[1], 1, DRM_TAS_OP_NOP, TAS_NSEC_PER_MSEC);
 	tas_node_init(&nodes[2], 2, DRM_TAS_OP_NOP, TAS_NSEC_PER_MSEC);
 	tas_node_init(&nodes[3], 1, DRM_TAS_OP_NOP, TAS_NSEC_PER_MSEC);
@@ -7532,6 +7563,9 @@ TEST_F(tas, early_release_on_ring)
 	EXPECT_EQ(info[1].finished_ns, info[2].ready_ns);
 	EXPECT_GE(info[1].started_ns, info[1].ready_ns);
 	EXPECT_GE(info[2].started_ns, info[2].ready_ns);
+	TH_LOG("node 3 finished %lld us before node 0",
+	       ((long long)info[0].finished_ns -
+		(long long)info[3].finished_ns) / 1000);
 	EXPECT_LT(info[3].finished_ns, info[0].finished_ns);
 	tas_syncobj_destroy(self->fd, syncobj);
 }
@@ -7542,8 +7576,11 @@ TEST_F(tas, early_release_on_ring)
  * a 20 ms node on ring 1 goes to ring 0 early, through the early entity of
  * its class: the scheduler takes it there before the other client's normal
  * work, as it would take it from the latency class's own entity, and it
- * starts right after its predecessor.
+ * starts right after its predecessor. 256 nodes of 1 ms: without its
+ * class, the latency node would start after most of them.
  */
+#define TAS_EARLY_FLOOD_NODES	256
+
 TEST_F_TIMEOUT(tas, early_node_keeps_its_class, 300)
 {
 	struct drm_tas_node_info *flood_info, info[2];
@@ -7558,18 +7595,18 @@ TEST_F_TIMEOUT(tas, early_node_keeps_its_class, 300)
 		SKIP(return, "one ring");
 	ASSERT_EQ(0, tas_get_param(self->fd, DRM_TAS_PARAM_RING_DEPTH, 0,
 				   &depth));
-	flood = calloc(TAS_FLOOD_NODES, sizeof(*flood));
-	flood_info = calloc(TAS_FLOOD_NODES, sizeof(*flood_info));
+	flood = calloc(TAS_EARLY_FLOOD_NODES, sizeof(*flood));
+	flood_info = calloc(TAS_EARLY_FLOOD_NODES, sizeof(*flood_info));
 	ASSERT_NE(NULL, flood);
 	ASSERT_NE(NULL, flood_info);
 	fd2 = tas_open_render_node();
 	ASSERT_LE(0, fd2);
-	for (m = 0; m < TAS_FLOOD_NODES; m++)
+	for (m = 0; m < TAS_EARLY_FLOOD_NODES; m++)
 		tas_node_init(&flood[m], 0, DRM_TAS_OP_NOP, TAS_NSEC_PER_MSEC);
 	ASSERT_EQ(0, tas_syncobj_create(fd2, 0, &flood_sync));
 	tas_sync_init(&flood_signal, flood_sync, DRM_TAS_NODE_GRAPH, 0);
 	ASSERT_EQ(0, tas_submit_flags(fd2, DRM_TAS_SUBMIT_FIFO, flood,
-				      TAS_FLOOD_NODES, NULL, 0, NULL, 0,
+				      TAS_EARLY_FLOOD_NODES, NULL, 0, NULL, 0,
 				      &flood_signal, 1, &flood_id));
 	tas_node_init(&nodes[0], 1, DRM_TAS_OP_NOP, 20 * TAS_NSEC_PER_MSEC);
 	tas_node_init(&nodes[1], 0, DRM_TAS_OP_NOP, TAS_NSEC_PER_MSEC);
@@ -7581,18 +7618,22 @@ TEST_F_TIMEOUT(tas, early_node_keeps_its_class, 300)
 	ASSERT_EQ(0, tas_submit(self->fd, nodes, 2, &edge, 1, NULL, 0, &signal,
 				1, &graph_id));
 	ASSERT_EQ(0, tas_syncobj_wait_graph(self->fd, syncobj));
-	ASSERT_EQ(0, tas_syncobj_wait_graph(fd2, flood_sync));
+	/* A release and a hop per node: 2.5 ms each under KASAN. */
+	ASSERT_EQ(0, tas_syncobj_wait(fd2, flood_sync,
+				      DRM_SYNCOBJ_WAIT_FLAGS_WAIT_FOR_SUBMIT,
+				      TAS_WAIT_NS + TAS_EARLY_FLOOD_NODES *
+				      10 * TAS_NSEC_PER_MSEC));
 	ASSERT_EQ(0, tas_graph_info(self->fd, graph_id, info, 2, &done));
 	EXPECT_EQ(1U, done);
 	EXPECT_EQ(0, info[1].error);
 	ASSERT_EQ(0, tas_graph_info(fd2, flood_id, flood_info,
-				    TAS_FLOOD_NODES, &done));
+				    TAS_EARLY_FLOOD_NODES, &done));
 	EXPECT_EQ(1U, done);
-	for (m = 0; m < TAS_FLOOD_NODES; m++)
+	for (m = 0; m < TAS_EARLY_FLOOD_NODES; m++)
 		before += flood_info[m].started_ns >= info[0].finished_ns &&
 			  flood_info[m].started_ns < info[1].started_ns;
 	TH_LOG("%u of %u queued nodes started before it (ring depth %llu)",
-	       before, TAS_FLOOD_NODES, (unsigned long long)depth);
+	       before, TAS_EARLY_FLOOD_NODES, (unsigned long long)depth);
 	EXPECT_LE(before, 2 * depth + 8);
 	tas_syncobj_destroy(fd2, flood_sync);
 	tas_syncobj_destroy(self->fd, syncobj);
@@ -7602,10 +7643,10 @@ TEST_F_TIMEOUT(tas, early_node_keeps_its_class, 300)
 }
 
 /*
- * Node 1 on ring 1 waits for node 0 (30 ms on ring 0), node 3 on ring 1 for
- * node 2 (60 ms on ring 2). The dispatcher releases the sources ring by
+ * Node 1 on ring 1 waits for node 0 (300 ms on ring 0), node 3 on ring 1 for
+ * node 2 (600 ms on ring 2). The dispatcher releases the sources ring by
  * ring, node 0 first: node 1 takes ring 1's wait slot, and node 3 finds it
- * taken when node 2 is released. Node 1 completes after 30 ms and gives the
+ * taken when node 2 is released. Node 1 completes after 300 ms and gives the
  * slot back: node 3 is tried again and goes to its ring, where it becomes
  * ready at node 2's fence timestamp. Not tried again, it would be released
  * by the dispatcher once node 2 had finished, later than that.
@@ -7623,9 +7664,9 @@ TEST_F(tas, early_node_tried_again)
 	if (self->num_rings < 3)
 		SKIP(return, "fewer than 3 rings");
 	ASSERT_EQ(0, tas_syncobj_create(self->fd, 0, &syncobj));
-	tas_node_init(&nodes[0], 0, DRM_TAS_OP_NOP, 30 * TAS_NSEC_PER_MSEC);
+	tas_node_init(&nodes[0], 0, DRM_TAS_OP_NOP, 300 * TAS_NSEC_PER_MSEC);
 	tas_node_init(&nodes[1], 1, DRM_TAS_OP_NOP, TAS_NSEC_PER_MSEC);
-	tas_node_init(&nodes[2], 2, DRM_TAS_OP_NOP, 60 * TAS_NSEC_PER_MSEC);
+	tas_node_init(&nodes[2], 2, DRM_TAS_OP_NOP, 600 * TAS_NSEC_PER_MSEC);
 	tas_node_init(&nodes[3], 1, DRM_TAS_OP_NOP, TAS_NSEC_PER_MSEC);
 	tas_edge_init(&edges[0], 0, 1);
 	tas_edge_init(&edges[1], 2, 3);
@@ -7652,7 +7693,7 @@ TEST_F(tas, early_node_tried_again)
 /*
  * A ring starts its next node when its last one ends, as hardware starts the
  * next job of its queue, not when the work item that plays the ring gets to
- * it: node 1 (1 ms) waits on ring 0 behind node 0 (20 ms) and must start at
+ * it: node 1 (1 ms) waits on ring 0 behind node 0 (200 ms) and must start at
  * node 0's fence timestamp, under the dispatcher and the stock dispatch.
  * Node 2 (1 ms on ring 1) follows node 0: the dispatcher hands it to its
  * idle ring while node 0 runs, and it must start at the same timestamp; the
@@ -7677,7 +7718,7 @@ TEST_F(tas, ring_starts_next_node_at_once)
 	if (self->num_rings < 2)
 		SKIP(return, "fewer than 2 rings");
 	ASSERT_EQ(0, tas_syncobj_create(self->fd, 0, &syncobj));
-	tas_node_init(&nodes[0], 0, DRM_TAS_OP_NOP, 20 * TAS_NSEC_PER_MSEC);
+	tas_node_init(&nodes[0], 0, DRM_TAS_OP_NOP, 200 * TAS_NSEC_PER_MSEC);
 	tas_node_init(&nodes[1], 0, DRM_TAS_OP_NOP, TAS_NSEC_PER_MSEC);
 	tas_node_init(&nodes[2], 1, DRM_TAS_OP_NOP, TAS_NSEC_PER_MSEC);
 	tas_edge_init(&edge, 0, 2);
@@ -7712,7 +7753,7 @@ TEST_F(tas, ring_starts_next_node_at_once)
 }
 
 /*
- * Node 1 on ring 1 follows node 0 (20 ms on ring 0), so the dispatcher hands
+ * Node 1 on ring 1 follows node 0 (200 ms on ring 0), so the dispatcher hands
  * it to its ring while node 0 runs. Each node has one tas_node_start event:
  * its ready and start times are GRAPH_INFO's, node 1 is early and its wait
  * on the ring ends at node 0's finished_ns, after it reached the ring, node
@@ -7745,7 +7786,7 @@ TEST_F(tas, node_start_trace_event)
 	ASSERT_EQ(0, tas_trace_events(events, ARRAY_SIZE(events), "1"));
 
 	ASSERT_EQ(0, tas_syncobj_create(self->fd, 0, &syncobj));
-	tas_node_init(&nodes[0], 0, DRM_TAS_OP_NOP, 20 * TAS_NSEC_PER_MSEC);
+	tas_node_init(&nodes[0], 0, DRM_TAS_OP_NOP, 200 * TAS_NSEC_PER_MSEC);
 	tas_node_init(&nodes[1], 1, DRM_TAS_OP_NOP, TAS_NSEC_PER_MSEC);
 	tas_edge_init(&edge, 0, 1);
 	tas_sync_init(&signal, syncobj, DRM_TAS_NODE_GRAPH, 0);
@@ -7862,15 +7903,15 @@ TEST_F(tas, early_node_timeout)
 /*
  * A ring's wait slot goes to the next early node once the node that held it
  * starts, not once it completes. In both graphs node 1 (ring 0) waits on its
- * ring for node 0 (20 ms on ring 1) and starts when node 0 ends, and node 2
- * (15 ms, after node 0 on ring 1) completes while node 1 runs.
+ * ring for node 0 (100 ms on ring 1) and starts when node 0 ends, and node 2
+ * (75 ms, after node 0 on ring 1) completes while node 1 (200 ms) runs.
  *
  * - Node 3 (ring 0) waits for nodes 1 and 2: once node 2 has completed, it
  *   waits only for node 1, which runs on its own ring, and goes there
  *   early, to start at node 1's fence timestamp. With the slot held by node
  *   1 until it completed, node 3 was released by the dispatcher afterwards.
- * - In the second graph node 1 runs for 200 ms, and node 4 (ring 0, of the
- *   latency class) waits for node 2 and node 3 (50 ms on ring 2).
+ * - In the second graph node 1 runs for 600 ms, and node 4 (ring 0, of the
+ *   latency class) waits for node 2 and node 3 (250 ms on ring 2).
  *   Once node 2 has completed it could go early, but it would preempt node
  *   1, whose fence context it would share: it must not, and must still
  *   preempt node 1 once released by the dispatcher. Node 1 runs long enough
@@ -7879,8 +7920,10 @@ TEST_F(tas, early_node_timeout)
  *
  * This relies on ring 0's wait slot being free when the graph is submitted,
  * which no other client of the device takes while the selftests run one at
- * a time, and on ring 0's work item starting node 1 within the 15 ms of
- * node 2: otherwise node 1 still holds the slot when node 2 completes.
+ * a time, and on ring 0's work item starting node 1 within the 75 ms of
+ * node 2: otherwise node 1 still holds the slot when node 2 completes. The
+ * durations leave tens of milliseconds to each hop of a KASAN kernel in
+ * QEMU and stay below the 1 s job timeout.
  */
 TEST_F(tas, wait_slot_free_once_early_node_starts)
 {
@@ -7896,9 +7939,9 @@ TEST_F(tas, wait_slot_free_once_early_node_starts)
 		SKIP(return, "fewer than 3 rings");
 	ASSERT_EQ(0, tas_syncobj_create(self->fd, 0, &syncobj));
 	tas_sync_init(&signal, syncobj, DRM_TAS_NODE_GRAPH, 0);
-	tas_node_init(&nodes[0], 1, DRM_TAS_OP_NOP, 20 * TAS_NSEC_PER_MSEC);
-	tas_node_init(&nodes[1], 0, DRM_TAS_OP_NOP, 40 * TAS_NSEC_PER_MSEC);
-	tas_node_init(&nodes[2], 1, DRM_TAS_OP_NOP, 15 * TAS_NSEC_PER_MSEC);
+	tas_node_init(&nodes[0], 1, DRM_TAS_OP_NOP, 100 * TAS_NSEC_PER_MSEC);
+	tas_node_init(&nodes[1], 0, DRM_TAS_OP_NOP, 200 * TAS_NSEC_PER_MSEC);
+	tas_node_init(&nodes[2], 1, DRM_TAS_OP_NOP, 75 * TAS_NSEC_PER_MSEC);
 	tas_node_init(&nodes[3], 0, DRM_TAS_OP_NOP, TAS_NSEC_PER_MSEC);
 	tas_edge_init(&edges[0], 0, 1);
 	tas_edge_init(&edges[1], 0, 2);
@@ -7920,8 +7963,8 @@ TEST_F(tas, wait_slot_free_once_early_node_starts)
 	EXPECT_EQ(info[1].finished_ns, info[3].ready_ns);
 	EXPECT_EQ(info[1].finished_ns, info[3].started_ns);
 
-	nodes[1].duration_ns = 200 * TAS_NSEC_PER_MSEC;
-	tas_node_init(&nodes[3], 2, DRM_TAS_OP_NOP, 50 * TAS_NSEC_PER_MSEC);
+	nodes[1].duration_ns = 600 * TAS_NSEC_PER_MSEC;
+	tas_node_init(&nodes[3], 2, DRM_TAS_OP_NOP, 250 * TAS_NSEC_PER_MSEC);
 	tas_node_init(&nodes[4], 0, DRM_TAS_OP_NOP, 5 * TAS_NSEC_PER_MSEC);
 	nodes[4].class = DRM_TAS_CLASS_LATENCY;
 	tas_edge_init(&edges[2], 2, 4);

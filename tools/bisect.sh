@@ -61,6 +61,19 @@
 # Entries are written only when the whole run passed. `--ledger quick` lists
 # what the compile-only ledger covers, as --ledger does for --full's.
 #
+# The kernel does not build anything under tools/testing/selftests/, so a
+# change to the kselftests alone leaves the compile of the kernel as it was:
+# a prefix (or the options-off build) whose tree the ledger lacks, but whose
+# tree less tools/testing/selftests/ ("kernel tree") it records as compiled
+# under the same key, is not compiled again. If its patch changes the
+# kselftests, they are built, from a worktree of its own
+# ($TAS_OUT/bisect-selftests), so that the build directory's tree is not
+# rewritten; the ledger then records the prefix's tree. Each entry comes
+# with one for its kernel tree, under the key's "kernel-" configurations;
+# for entries of earlier runs the kernel tree is computed from the tree
+# (when the repository still holds it) and cached in
+# $TAS_OUT/bisect-kernel-trees.
+#
 # The series' own options are the CONFIG_ symbols that its Kconfig files add
 # (the Kconfig lines the series adds) and that have a prompt.
 #
@@ -460,6 +473,62 @@ ledger_find() { # tree on|off
 	grep -F "$key	" "$ledger" | tail -n 1 | grep .
 }
 
+# The kernel tree of a tree: a hash of its listing less
+# tools/testing/selftests/.
+kernel_tree() { # tree
+	git -C "$TAS_TREE" ls-tree -r --full-tree "$1" |
+		grep -v $'\ttools/testing/selftests/' | sha1sum | cut -c1-40
+}
+
+# Prints the line of an entry under the same key whose kernel tree is that
+# of tree $1; fails if there is none. Entries carry it in a "kernel-" line
+# of their own, or, from runs before those lines, through their tree.
+kernel_cache=$TAS_OUT/bisect-kernel-trees
+ledger_find_kernel() { # tree on|off
+	local ktree t cfg rest kt
+
+	[ -f "$ledger" ] && [ -z "${TAS_BISECT_AGAIN:-}" ] || return 1
+	ktree=$(kernel_tree "$1")
+	if grep -F "$ktree	$opts_hash-kernel-$2	" "$ledger" | tail -n 1 | grep .; then
+		return 0
+	fi
+	touch "$kernel_cache"
+	while IFS=$'\t' read -r t cfg rest; do
+		[ "$cfg" = "$opts_hash-$2" ] || continue
+		kt=$(awk -v t="$t" '$1 == t { print $2; exit }' "$kernel_cache")
+		if [ -z "$kt" ]; then
+			git -C "$TAS_TREE" cat-file -e "$t^{tree}" 2>/dev/null || continue
+			kt=$(kernel_tree "$t")
+			printf '%s %s\n' "$t" "$kt" >>"$kernel_cache"
+		fi
+		if [ "$kt" = "$ktree" ]; then
+			printf '%s\t%s\t%s\n' "$t" "$cfg" "$rest"
+			return 0
+		fi
+	done < <(grep -v '^#' "$ledger")
+	return 1
+}
+
+# The kselftests of patch $1 built from a worktree at the patch, for a
+# prefix whose kernel the ledger covers: the checkout of $TAS_TREE stays as
+# it is (selftests_one, with the worktree as its tree).
+selftests_wt() { # k label
+	local wt=$TAS_OUT/bisect-selftests commit
+
+	commit=$("$py" "$TAS_ROOT/tools/series.py" commit "$1")
+	if [ ! -e "$wt/.git" ]; then
+		rm -rf "$wt"
+		git -C "$TAS_TREE" worktree prune
+		git -C "$TAS_TREE" worktree add -q --detach "$wt" "$commit" ||
+			fail "$2: git worktree add $wt"
+	fi
+	git -C "$wt" checkout -q -f --detach "$commit" || fail "$2: checkout in $wt"
+	[ "$(git -C "$wt" rev-parse 'HEAD^{tree}')" = "$(git -C "$TAS_TREE" rev-parse "$commit^{tree}")" ] ||
+		fail "$2: $wt is not at the patch"
+	(TAS_TREE=$wt TAS_OUT=$TAS_OUT/bisect-selftests-out && mkdir -p "$TAS_OUT" &&
+		selftests_one "$2") || fail "$2: its kselftests (worktree $wt)"
+}
+
 # Records a tree as passed: the one checked out, which must still be the tree
 # of patch $k of the series (prefix-kselftests.sh assembles the series again).
 # Without --full the line waits in $ledger_new until the whole run passed.
@@ -477,7 +546,17 @@ ledger_add() { # tree on|off k label result
 	elif ! ledger_find "$1" "$2" >/dev/null; then
 		# The last prefix, built every time, is recorded once.
 		ledger_new+=("$line")
+		ledger_new+=("$(printf '%s\t%s\t%s\t%s\t%s' "$(kernel_tree "$1")" \
+			"$opts_hash-kernel-$2" "$(date -u +%F)" "$4" "$5")")
 	fi
+}
+
+# Records tree $1 (patch $3, not checked out) as passed without --full: its
+# kernel as ledger line $4 recorded it, its kselftests as result $6 says.
+ledger_add_kernel() { # tree on|off k matched-line label result
+	[ "$(git -C "$TAS_TREE" rev-parse "$(tree_of "$3")")" = "$1" ] ||
+		fail "$5: the series changed during the checks; run again"
+	ledger_new+=("$(printf '%s\t%s\t%s\t%s' "$(ledger_key "$1" "$2")" "$(date -u +%F)" "$5" "$6")")
 }
 
 ledger_write() { # line...
@@ -536,6 +615,10 @@ tree=$(git -C "$TAS_TREE" rev-parse 'series^{tree}')
 if line=$(ledger_find "$tree" off); then
 	echo "bisect: patch $n/$n with the options off passed on $(cut -f3 <<<"$line"), skipped"
 	skipped=$((skipped + 1))
+elif [ "$full" -eq 0 ] && line=$(ledger_find_kernel "$tree" off); then
+	echo "bisect: patch $n/$n with the options off: its kernel tree compiled on $(cut -f3 <<<"$line") (as $(cut -c1-12 <<<"$line")), skipped"
+	skipped=$((skipped + 1))
+	ledger_add_kernel "$tree" off off "$line" "$n/$n" "options off: compiled as $(cut -c1-12 <<<"$line")"
 elif [ "$full" -eq 1 ]; then
 	build_one "patch $n/$n (options off: $(echo $new_syms))" off
 	ledger_add "$tree" off off "$n/$n" "options off: built"
@@ -557,6 +640,26 @@ for k in $(seq "$from" "${TAS_BISECT_TO:-$n}"); do
 		for f in $(cut -f5 <<<"$line" | sed -n "s/.*$later_note//p"); do
 			pending+=("$TAS_TREE/$f patch $k")
 		done
+		continue
+	fi
+	# Only its kselftests changed since a run the ledger records.
+	if [ "$full" -eq 0 ] && [ "$k" -ne "$n" ] && line=$(ledger_find_kernel "$tree" on); then
+		result="kernel compiled as $(cut -c1-12 <<<"$line")"
+		for f in $(cut -f5 <<<"$line" | sed -n "s/.*$later_note//p"); do
+			pending+=("$TAS_TREE/$f patch $k")
+		done
+		if patch_files "$k" | grep -q '^tools/testing/selftests/'; then
+			selftests_wt "$k" "patch $k/$n"
+			result+="; kselftests built"
+		fi
+		echo "bisect: patch $k/$n: its kernel tree compiled on $(cut -f3 <<<"$line"), skipped; $result"
+		skipped=$((skipped + 1))
+		left=()
+		for e in "${pending[@]}"; do
+			[ "${e#* }" != "patch $k" ] || left+=("${e%% *}")
+		done
+		[ "${#left[@]}" -eq 0 ] || result+="; $later_note${left[*]#"$TAS_TREE"/}"
+		ledger_add_kernel "$tree" on "$k" "$line" "$label" "$result"
 		continue
 	fi
 	# What the checkout rewrites is newer than this (compiled()).
