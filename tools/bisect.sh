@@ -513,9 +513,8 @@ ledger_find_kernel() { # tree on|off
 # prefix whose kernel the ledger covers: the checkout of $TAS_TREE stays as
 # it is (selftests_one, with the worktree as its tree).
 selftests_wt() { # k label
-	local wt=$TAS_OUT/bisect-selftests commit
+	local wt=$TAS_OUT/bisect-selftests commit=${commits[$1]}
 
-	commit=$("$py" "$TAS_ROOT/tools/series.py" commit "$1")
 	if [ ! -e "$wt/.git" ]; then
 		rm -rf "$wt"
 		git -C "$TAS_TREE" worktree prune
@@ -569,14 +568,35 @@ ledger_write() { # line...
 	printf '%s\n' "$@" >>"$ledger"
 }
 
+# The commits of the series' patches, commits[k] for patch k: the first
+# parents of the last one, which series.py builds (one call instead of one
+# per prefix, as each call builds the prefix again).
+commits=()
+series_commits() {
+	local last chain
+
+	last=$("$py" "$TAS_ROOT/tools/series.py" commit "$n")
+	mapfile -t chain < <(git -C "$TAS_TREE" rev-list --reverse --first-parent -n "$n" "$last")
+	[ "${#chain[@]}" -eq "$n" ] &&
+		[ "$(git -C "$TAS_TREE" rev-parse "${chain[0]}^")" = \
+			"$(git -C "$TAS_TREE" rev-parse "$("$py" "$TAS_ROOT/tools/series.py" commit 0)")" ] ||
+		fail "the series' commits are not a chain of $n on the base"
+	commits=("" "${chain[@]}")
+}
+
 # The tree of patch $1 of the series, or of the whole series for "off".
 tree_of() { # k|off
 	if [ "$1" = off ]; then
 		echo 'series^{tree}'
-	else
+	elif [ "$full" -eq 1 ]; then
+		# Built again: --full's prefix-kselftests.sh assembles the series
+		# anew, and an entry must name the series as it is then.
 		echo "$("$py" "$TAS_ROOT/tools/series.py" commit "$1")^{tree}"
+	else
+		echo "${commits[$1]}^{tree}"
 	fi
 }
+series_commits
 
 if [ "$ledger_only" -eq 1 ]; then
 	missing=0
@@ -627,7 +647,7 @@ else
 	ledger_add "$tree" off off "$n/$n" "options off: compiled"
 fi
 for k in $(seq "$from" "${TAS_BISECT_TO:-$n}"); do
-	commit=$("$py" "$TAS_ROOT/tools/series.py" commit "$k")
+	commit=${commits[$k]}
 	tree=$(git -C "$TAS_TREE" rev-parse "$commit^{tree}")
 	label="$k/$n $(sed -n "${k}p" <<<"$list" | cut -f2)"
 	# A prefix the ledger covers is not checked out: the files a checkout
@@ -648,7 +668,8 @@ for k in $(seq "$from" "${TAS_BISECT_TO:-$n}"); do
 		for f in $(cut -f5 <<<"$line" | sed -n "s/.*$later_note//p"); do
 			pending+=("$TAS_TREE/$f patch $k")
 		done
-		if patch_files "$k" | grep -q '^tools/testing/selftests/'; then
+		if git -C "$TAS_TREE" diff --name-only "$commit^" "$commit" |
+			grep -q '^tools/testing/selftests/'; then
 			selftests_wt "$k" "patch $k/$n"
 			result+="; kselftests built"
 		fi
@@ -703,6 +724,9 @@ to=${TAS_BISECT_TO:-$n}
 # The compile-only ledger takes the checks of a run that reached the last
 # prefix: only then did every file a patch left pending get compiled.
 if [ "$full" -eq 0 ] && [ "$to" -eq "$n" ] && [ "${#ledger_new[@]}" -gt 0 ]; then
+	# The entries name the trees of the series as the run began.
+	[ "$("$py" "$TAS_ROOT/tools/series.py" commit "$n")" = "${commits[$n]}" ] ||
+		fail "the series changed during the checks; run again"
 	ledger_write "${ledger_new[@]}"
 	echo "bisect: ${#ledger_new[@]} checks recorded in ${ledger#"$TAS_ROOT"/}"
 fi
