@@ -476,8 +476,19 @@ ledger_find() { # tree on|off
 # The kernel tree of a tree: a hash of its listing less
 # tools/testing/selftests/.
 kernel_tree() { # tree
-	git -C "$TAS_TREE" ls-tree -r --full-tree "$1" |
-		grep -v $'\ttools/testing/selftests/' | sha1sum | cut -c1-40
+	local listing
+
+	listing=$(git -C "$TAS_TREE" ls-tree -r --full-tree "$1") && [ -n "$listing" ] || return 1
+	grep -v $'\ttools/testing/selftests/' <<<"$listing" | sha1sum | cut -c1-40
+}
+
+# Whether ledger result $1 is that of a check that compiled the kernel (not
+# only the kselftests, or nothing): only those vouch for a kernel tree.
+compiled_result() { # result
+	case "$1" in
+	compiled* | built* | "options off: compiled"* | "options off: built"*) return 0 ;;
+	*) return 1 ;;
+	esac
 }
 
 # Prints the line of an entry under the same key whose kernel tree is that
@@ -488,17 +499,18 @@ ledger_find_kernel() { # tree on|off
 	local ktree t cfg rest kt
 
 	[ -f "$ledger" ] && [ -z "${TAS_BISECT_AGAIN:-}" ] || return 1
-	ktree=$(kernel_tree "$1")
+	ktree=$(kernel_tree "$1") || return 1
 	if grep -F "$ktree	$opts_hash-kernel-$2	" "$ledger" | tail -n 1 | grep .; then
 		return 0
 	fi
 	touch "$kernel_cache"
 	while IFS=$'\t' read -r t cfg rest; do
 		[ "$cfg" = "$opts_hash-$2" ] || continue
-		kt=$(awk -v t="$t" '$1 == t { print $2; exit }' "$kernel_cache")
+		compiled_result "${rest##*$'\t'}" || continue
+		kt=$(awk -v t="$t" '$1"" == t"" { print $2; exit }' "$kernel_cache")
 		if [ -z "$kt" ]; then
 			git -C "$TAS_TREE" cat-file -e "$t^{tree}" 2>/dev/null || continue
-			kt=$(kernel_tree "$t")
+			kt=$(kernel_tree "$t") || continue
 			printf '%s %s\n' "$t" "$kt" >>"$kernel_cache"
 		fi
 		if [ "$kt" = "$ktree" ]; then
@@ -515,17 +527,26 @@ ledger_find_kernel() { # tree on|off
 selftests_wt() { # k label
 	local wt=$TAS_OUT/bisect-selftests commit=${commits[$1]}
 
-	if [ ! -e "$wt/.git" ]; then
+	# A worktree of $TAS_TREE's repository, or made again.
+	if [ "$(git -C "$wt" rev-parse --path-format=absolute --git-common-dir 2>/dev/null)" != \
+		"$(git -C "$TAS_TREE" rev-parse --path-format=absolute --git-common-dir)" ]; then
+		git -C "$TAS_TREE" worktree remove -f -f "$wt" 2>/dev/null || true
 		rm -rf "$wt"
 		git -C "$TAS_TREE" worktree prune
-		git -C "$TAS_TREE" worktree add -q --detach "$wt" "$commit" ||
+		git -C "$TAS_TREE" worktree add -q -f -f --detach "$wt" "$commit" ||
 			fail "$2: git worktree add $wt"
 	fi
 	git -C "$wt" checkout -q -f --detach "$commit" || fail "$2: checkout in $wt"
-	[ "$(git -C "$wt" rev-parse 'HEAD^{tree}')" = "$(git -C "$TAS_TREE" rev-parse "$commit^{tree}")" ] ||
+	[ "$(git -C "$wt" rev-parse HEAD)" = "$(git -C "$TAS_TREE" rev-parse "$commit")" ] &&
+		[ -z "$(git -C "$wt" status --porcelain --untracked-files=no)" ] ||
 		fail "$2: $wt is not at the patch"
-	(TAS_TREE=$wt TAS_OUT=$TAS_OUT/bisect-selftests-out && mkdir -p "$TAS_OUT" &&
-		selftests_one "$2") || fail "$2: its kselftests (worktree $wt)"
+	# fail() checks out the series in $TAS_TREE, which is the worktree here.
+	(
+		fail() { echo "bisect: FAIL: $*"; exit 1; }
+		TAS_TREE=$wt TAS_OUT=$TAS_OUT/bisect-selftests-out
+		mkdir -p "$TAS_OUT"
+		selftests_one "$2"
+	) || fail "$2: its kselftests (worktree $wt)"
 }
 
 # Records a tree as passed: the one checked out, which must still be the tree
@@ -533,7 +554,7 @@ selftests_wt() { # k label
 # Without --full the line waits in $ledger_new until the whole run passed.
 ledger_new=()
 ledger_add() { # tree on|off k label result
-	local now line
+	local now line kt
 
 	now=$(git -C "$TAS_TREE" rev-parse 'HEAD^{tree}')
 	[ "$now" = "$1" ] || fail "$4: $TAS_TREE was checked out elsewhere during the checks"
@@ -545,8 +566,11 @@ ledger_add() { # tree on|off k label result
 	elif ! ledger_find "$1" "$2" >/dev/null; then
 		# The last prefix, built every time, is recorded once.
 		ledger_new+=("$line")
-		ledger_new+=("$(printf '%s\t%s\t%s\t%s\t%s' "$(kernel_tree "$1")" \
-			"$opts_hash-kernel-$2" "$(date -u +%F)" "$4" "$5")")
+		if compiled_result "$5"; then
+			kt=$(kernel_tree "$1") || fail "$4: git ls-tree $1"
+			ledger_new+=("$(printf '%s\t%s\t%s\t%s\t%s' "$kt" \
+				"$opts_hash-kernel-$2" "$(date -u +%F)" "$4" "$5")")
+		fi
 	fi
 }
 
@@ -577,9 +601,10 @@ series_commits() {
 
 	last=$("$py" "$TAS_ROOT/tools/series.py" commit "$n")
 	mapfile -t chain < <(git -C "$TAS_TREE" rev-list --reverse --first-parent -n "$n" "$last")
+	# series.py builds the series on origin/base.
 	[ "${#chain[@]}" -eq "$n" ] &&
 		[ "$(git -C "$TAS_TREE" rev-parse "${chain[0]}^")" = \
-			"$(git -C "$TAS_TREE" rev-parse "$("$py" "$TAS_ROOT/tools/series.py" commit 0)")" ] ||
+			"$(git -C "$TAS_TREE" rev-parse origin/base)" ] ||
 		fail "the series' commits are not a chain of $n on the base"
 	commits=("" "${chain[@]}")
 }
@@ -636,9 +661,9 @@ if line=$(ledger_find "$tree" off); then
 	echo "bisect: patch $n/$n with the options off passed on $(cut -f3 <<<"$line"), skipped"
 	skipped=$((skipped + 1))
 elif [ "$full" -eq 0 ] && line=$(ledger_find_kernel "$tree" off); then
-	echo "bisect: patch $n/$n with the options off: its kernel tree compiled on $(cut -f3 <<<"$line") (as $(cut -c1-12 <<<"$line")), skipped"
+	echo "bisect: patch $n/$n with the options off: its kernel tree compiled on $(cut -f3 <<<"$line"), skipped"
 	skipped=$((skipped + 1))
-	ledger_add_kernel "$tree" off off "$line" "$n/$n" "options off: compiled as $(cut -c1-12 <<<"$line")"
+	ledger_add_kernel "$tree" off off "$line" "$n/$n" "options off: kernel tree compiled on $(cut -f3 <<<"$line")"
 elif [ "$full" -eq 1 ]; then
 	build_one "patch $n/$n (options off: $(echo $new_syms))" off
 	ledger_add "$tree" off off "$n/$n" "options off: built"
@@ -664,12 +689,13 @@ for k in $(seq "$from" "${TAS_BISECT_TO:-$n}"); do
 	fi
 	# Only its kselftests changed since a run the ledger records.
 	if [ "$full" -eq 0 ] && [ "$k" -ne "$n" ] && line=$(ledger_find_kernel "$tree" on); then
-		result="kernel compiled as $(cut -c1-12 <<<"$line")"
+		result="kernel tree compiled as patch $(cut -f4 <<<"$line" | cut -d' ' -f1) on $(cut -f3 <<<"$line")"
 		for f in $(cut -f5 <<<"$line" | sed -n "s/.*$later_note//p"); do
 			pending+=("$TAS_TREE/$f patch $k")
 		done
-		if git -C "$TAS_TREE" diff --name-only "$commit^" "$commit" |
-			grep -q '^tools/testing/selftests/'; then
+		files=$(git -C "$TAS_TREE" diff --name-only "$commit^" "$commit") ||
+			fail "patch $k/$n: git diff"
+		if grep -q '^tools/testing/selftests/' <<<"$files"; then
 			selftests_wt "$k" "patch $k/$n"
 			result+="; kselftests built"
 		fi
