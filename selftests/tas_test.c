@@ -4654,8 +4654,9 @@ TEST_F_TIMEOUT(tas, template_launched_10000_times, 180)
 	struct drm_tas_sync wait, signal;
 	struct drm_tas_node nodes[2];
 	struct drm_tas_edge edge;
-	__u32 bo, timeline, handle, i;
+	__u32 bo, timeline, handle, i, last;
 	__u32 *mem;
+	int ret;
 
 	ASSERT_EQ(0, tas_bo_create_map(self->fd, 3 * range, &bo, (void **)&mem));
 	for (i = 0; i < TAS_TPL_WORDS; i++)
@@ -4681,8 +4682,17 @@ TEST_F_TIMEOUT(tas, template_launched_10000_times, 180)
 						 &signal, 1, NULL))
 			TH_LOG("launch %u", i);
 	}
-	ASSERT_EQ(0, tas_syncobj_timeline_wait(self->fd, timeline,
-					       TAS_TPL_LAUNCHES, TAS_WAIT_NS));
+	/*
+	 * Up to 1024 launches are still in flight, milliseconds each on a
+	 * slow kernel: wait as long as the accumulator's count goes on.
+	 */
+	for (last = 0;; last = ((volatile __u32 *)mem)[0]) {
+		ret = tas_syncobj_timeline_wait(self->fd, timeline,
+						TAS_TPL_LAUNCHES, TAS_WAIT_NS);
+		if (ret != -ETIME || ((volatile __u32 *)mem)[0] == last)
+			break;
+	}
+	ASSERT_EQ(0, ret);
 	for (i = 0; i < TAS_TPL_WORDS; i++) {
 		ASSERT_EQ((__u32)TAS_TPL_LAUNCHES, mem[i]) TH_LOG("word %u", i);
 		ASSERT_EQ((__u32)TAS_TPL_LAUNCHES, mem[2 * TAS_TPL_WORDS + i])
@@ -5613,6 +5623,11 @@ TEST_F_TIMEOUT(tas, submit_waits_for_free_slot, 120)
 TEST_F_TIMEOUT(tas, submit_waits_for_node_budget, 300)
 {
 	struct sigaction sa = { .sa_handler = tas_on_alarm };
+	/* Every second, in case the first fires before the ioctl waits. */
+	struct itimerval every_second = {
+		.it_interval = { .tv_sec = 1 },
+		.it_value = { .tv_sec = 1 },
+	}, off = {};
 	struct drm_tas_submit_graph args;
 	struct drm_tas_sync wait, signal;
 	__u64 max_nodes = 0, budget = 0;
@@ -5657,10 +5672,11 @@ TEST_F_TIMEOUT(tas, submit_waits_for_node_budget, 300)
 	ASSERT_EQ(0, sigaction(SIGALRM, &sa, NULL));
 	for (i = 0; i < 2; i++) {
 		args.flags = i ? DRM_TAS_SUBMIT_FIFO : 0;
-		alarm(1);
+		ASSERT_EQ(0, setitimer(ITIMER_REAL, &every_second, NULL));
 		EXPECT_EQ(-1, ioctl(self->fd, DRM_IOCTL_TAS_SUBMIT_GRAPH,
 				    &args));
 		EXPECT_EQ(EINTR, errno);
+		ASSERT_EQ(0, setitimer(ITIMER_REAL, &off, NULL));
 		EXPECT_EQ(0, tas_syncobj_has_fence(self->fd, out));
 	}
 
@@ -5705,8 +5721,9 @@ TEST_F_TIMEOUT(tas, submit_waits_for_node_budget, 300)
 TEST_F_TIMEOUT(tas, template_node_limit, 300)
 {
 	__u64 max_nodes = 0, limit = 0;
+	struct drm_tas_sync signal;
 	struct drm_tas_node *nodes;
-	__u32 handles[64], handle, i, count;
+	__u32 handles[64], handle, i, count, syncobj;
 
 	ASSERT_EQ(0, tas_get_param(self->fd, DRM_TAS_PARAM_MAX_NODES, 0,
 				   &max_nodes));
@@ -5732,12 +5749,22 @@ TEST_F_TIMEOUT(tas, template_node_limit, 300)
 					 &handles[0]));
 	EXPECT_EQ(-ENOSPC, tas_template_create(self->fd, nodes, 1, NULL, 0,
 					       &handle));
-	/* Launches of templates at the limit still work. */
-	ASSERT_EQ(0, tas_template_launch(self->fd, handles[1], NULL, 0, NULL,
-					 0, NULL));
+	/*
+	 * Launches of templates at the limit still work. The launch's nodes
+	 * run before the NOP below: about 1 ms each on the lockdep kernel.
+	 */
+	ASSERT_EQ(0, tas_syncobj_create(self->fd, 0, &syncobj));
+	tas_sync_init(&signal, syncobj, DRM_TAS_NODE_GRAPH, 0);
+	ASSERT_EQ(0, tas_template_launch(self->fd, handles[1], NULL, 0,
+					 &signal, 1, NULL));
 	for (i = 0; i < count; i++)
 		EXPECT_EQ(0, tas_template_destroy(self->fd, handles[i]));
 	free(nodes);
+	ASSERT_EQ(0, tas_syncobj_wait(self->fd, syncobj,
+				      DRM_SYNCOBJ_WAIT_FLAGS_WAIT_FOR_SUBMIT,
+				      TAS_WAIT_NS +
+				      max_nodes * 5 * TAS_NSEC_PER_MSEC));
+	tas_syncobj_destroy(self->fd, syncobj);
 	ASSERT_EQ(0, tas_run_nop(self->fd));
 }
 
@@ -6571,9 +6598,10 @@ TEST_F(tas, host_done_errors)
 
 /*
  * A host node that nobody reports completes with -ETIMEDOUT after the host
- * timeout, as a hung GPU node does, and so does its successor.
+ * timeout, as a hung GPU node does, and so does its successor. Up to 20 s
+ * of host timeout and 10 s more for the graph: above the harness's default.
  */
-TEST_F(tas, host_node_times_out)
+TEST_F_TIMEOUT(tas, host_node_times_out, 60)
 {
 	struct drm_tas_node_info info[2];
 	struct drm_tas_node nodes[2];
