@@ -4686,10 +4686,11 @@ TEST_F_TIMEOUT(tas, template_launched_10000_times, 180)
 	 * Up to 1024 launches are still in flight, milliseconds each on a
 	 * slow kernel: wait as long as the accumulator's count goes on.
 	 */
-	for (last = 0;; last = ((volatile __u32 *)mem)[0]) {
+	for (last = 0;; last = __atomic_load_n(&mem[0], __ATOMIC_RELAXED)) {
 		ret = tas_syncobj_timeline_wait(self->fd, timeline,
 						TAS_TPL_LAUNCHES, TAS_WAIT_NS);
-		if (ret != -ETIME || ((volatile __u32 *)mem)[0] == last)
+		if (ret != -ETIME ||
+		    __atomic_load_n(&mem[0], __ATOMIC_RELAXED) == last)
 			break;
 	}
 	ASSERT_EQ(0, ret);
