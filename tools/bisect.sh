@@ -649,6 +649,26 @@ fi
 # their compile to a later one.
 later_note="compiled out, left for a later prefix: "
 
+# A prefix taken from ledger line $1 still owes what that check left for a
+# later prefix to compile.
+owe_pending() { # line k
+	local f
+
+	for f in $(cut -f5 <<<"$1" | sed -n "s/.*$later_note//p"); do
+		pending+=("$TAS_TREE/$f patch $2")
+	done
+}
+
+# Appends to result the files patch $1 leaves for a later prefix.
+note_pending() { # k
+	local e left=()
+
+	for e in "${pending[@]}"; do
+		[ "${e#* }" != "patch $1" ] || left+=("${e%% *}")
+	done
+	[ "${#left[@]}" -eq 0 ] || result+="; $later_note${left[*]#"$TAS_TREE"/}"
+}
+
 # The whole series with its options off first, so that the last build is the
 # one tools/kunit.sh runs.
 git -C "$TAS_TREE" checkout -q -f series
@@ -682,17 +702,13 @@ for k in $(seq "$from" "${TAS_BISECT_TO:-$n}"); do
 		echo "bisect: patch $k/$n passed on $(cut -f3 <<<"$line"), skipped: $(cut -f5 <<<"$line")"
 		skipped=$((skipped + 1))
 		# What it left for a later prefix to compile is still owed.
-		for f in $(cut -f5 <<<"$line" | sed -n "s/.*$later_note//p"); do
-			pending+=("$TAS_TREE/$f patch $k")
-		done
+		owe_pending "$line" "$k"
 		continue
 	fi
 	# Only its kselftests changed since a run the ledger records.
 	if [ "$full" -eq 0 ] && [ "$k" -ne "$n" ] && line=$(ledger_find_kernel "$tree" on); then
 		result="kernel tree compiled as patch $(cut -f4 <<<"$line" | cut -d' ' -f1) on $(cut -f3 <<<"$line")"
-		for f in $(cut -f5 <<<"$line" | sed -n "s/.*$later_note//p"); do
-			pending+=("$TAS_TREE/$f patch $k")
-		done
+		owe_pending "$line" "$k"
 		files=$(git -C "$TAS_TREE" diff --name-only "$commit^" "$commit") ||
 			fail "patch $k/$n: git diff"
 		if grep -q '^tools/testing/selftests/' <<<"$files"; then
@@ -701,11 +717,7 @@ for k in $(seq "$from" "${TAS_BISECT_TO:-$n}"); do
 		fi
 		echo "bisect: patch $k/$n: its kernel tree compiled on $(cut -f3 <<<"$line"), skipped; $result"
 		skipped=$((skipped + 1))
-		left=()
-		for e in "${pending[@]}"; do
-			[ "${e#* }" != "patch $k" ] || left+=("${e%% *}")
-		done
-		[ "${#left[@]}" -eq 0 ] || result+="; $later_note${left[*]#"$TAS_TREE"/}"
+		note_pending "$k"
 		ledger_add_kernel "$tree" on "$k" "$line" "$label" "$result"
 		continue
 	fi
@@ -731,11 +743,7 @@ for k in $(seq "$from" "${TAS_BISECT_TO:-$n}"); do
 		continue
 	fi
 	quick_prefix "$k"
-	left=()
-	for e in "${pending[@]}"; do
-		[ "${e#* }" != "patch $k" ] || left+=("${e%% *}")
-	done
-	[ "${#left[@]}" -eq 0 ] || result+="; $later_note${left[*]#"$TAS_TREE"/}"
+	note_pending "$k"
 	ledger_add "$tree" on "$k" "$label" "$result"
 done
 git -C "$TAS_TREE" checkout -q -f series
