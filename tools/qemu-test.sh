@@ -142,6 +142,7 @@ tas_initramfs kselftest "$TAS_QEMU_DIR/init-kselftest" \
 	"${binaries[@]}" "$TAS_ROOT/bpftrace:etc/tas/bpftrace" \
 	"$TAS_ROOT/userspace/tas-py/tests/test_tas.py:etc/tas/test_tas.py" \
 	"$TAS_ROOT/userspace/tas-py/examples/quickstart.py:etc/tas/quickstart.py" \
+	"$TAS_ROOT/userspace/tas-py/README.md:etc/tas/README.md" \
 	"$TAS_ROOT/userspace/tas-py/examples/model_template.py:etc/tas/model_template.py" \
 	"$TAS_ROOT/bench/graphs/resnet18-dp-train.tasg:etc/tas/resnet18-dp-train.tasg"
 

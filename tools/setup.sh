@@ -66,16 +66,16 @@ fi
 # the theme the kernel's docs build uses (make htmldocs), matplotlib and
 # Perfetto's Python package (tools/tas_viz.py: pictures and Perfetto traces,
 # written with Perfetto's own protobuf schema) and maturin (it builds the
-# wheel of the tas Python module, userspace/tas-py) from PyPI, in their own
-# virtual environment.
+# wheel of the tas Python module, userspace/tas-py; mypy checks its stubs)
+# from PyPI, in their own virtual environment.
 if ! "$TAS_TOOLS/venv/bin/b4" --version >/dev/null 2>&1 ||
 	! "$TAS_TOOLS/venv/bin/maturin" --version >/dev/null 2>&1 ||
-	! "$TAS_TOOLS/venv/bin/python" -c 'import yaml, ply, sphinx, alabaster, matplotlib, perfetto.trace_builder' 2>/dev/null; then
-	log "installing b4, PyYAML, ply, Sphinx, matplotlib, perfetto and maturin into $TAS_TOOLS/venv"
+	! "$TAS_TOOLS/venv/bin/python" -c 'import yaml, ply, sphinx, alabaster, matplotlib, perfetto.trace_builder, mypy' 2>/dev/null; then
+	log "installing b4, PyYAML, ply, Sphinx, matplotlib, perfetto, maturin and mypy into $TAS_TOOLS/venv"
 	python3 -m venv "$TAS_TOOLS/venv"
 	"$TAS_TOOLS/venv/bin/pip" install -q 'b4==0.16.*' 'PyYAML>=6' 'ply>=3.11' \
 		'Sphinx==9.0.*' 'alabaster>=1' 'matplotlib>=3.8' 'perfetto==0.59.*' \
-		'maturin==1.16.*'
+		'maturin==1.16.*' 'mypy==2.4.*'
 fi
 
 "$(dirname "$0")/fetch-base.sh"

@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: GPL-2.0 */
+/* SPDX-License-Identifier: MIT */
 /*
  * The C programs' one set of drm/tas wrappers (tas-demo, tas-bench,
  * tas-stress, tas-fuzz, tas-graphs-test): opening the render node, syncobjs,

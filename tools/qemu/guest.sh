@@ -221,8 +221,8 @@ tas_py_test() {
 	tas_hostroot || { echo "TAS-GUEST: no host root file system (TAS_PY)"; return 1; }
 	ret=0
 	echo "1..3"
-	cp /etc/tas/test_tas.py /etc/tas/quickstart.py /etc/tas/model_template.py \
-		/etc/tas/resnet18-dp-train.tasg /host/tmp/
+	cp /etc/tas/test_tas.py /etc/tas/quickstart.py /etc/tas/README.md \
+		/etc/tas/model_template.py /etc/tas/resnet18-dp-train.tasg /host/tmp/
 	st=0
 	chroot /host /usr/bin/env PYTHONDONTWRITEBYTECODE=1 "$1" -m unittest -v \
 		/tmp/test_tas.py >/tas-py.log 2>&1 || st=$?

@@ -213,7 +213,9 @@ tas_build_python() {
 		-i "$venv/bin/python" -o "$wheels" \
 		--manifest-path "$TAS_ROOT/userspace/tas-py/Cargo.toml" >"$TAS_OUT/tas-py/build.log" 2>&1 ||
 		{ tail -n 30 "$TAS_OUT/tas-py/build.log" >&2; tas_die "building userspace/tas-py failed"; }
-	"$venv/bin/pip" install -q --force-reinstall --no-deps --no-index "$wheels"/tas-*.whl ||
+	# The distribution was called tas before it became drm-tas.
+	"$venv/bin/pip" uninstall -q -y tas 2>/dev/null || true
+	"$venv/bin/pip" install -q --force-reinstall --no-deps --no-index "$wheels"/drm_tas-*.whl ||
 		tas_die "installing the tas Python module failed"
 }
 
@@ -224,18 +226,26 @@ tas_build_python() {
 tas_torch_module() {
 	"$1" -c 'import torch, torchvision' ||
 		tas_die "$1 has no PyTorch and torchvision (tools/export-graphs.sh installs them)"
-	"$1" -m pip install -q --force-reinstall --no-deps --no-index "$TAS_OUT"/tas-py/wheels/tas-*.whl ||
+	"$1" -m pip uninstall -q -y tas 2>/dev/null || true
+	"$1" -m pip install -q --force-reinstall --no-deps --no-index "$TAS_OUT"/tas-py/wheels/drm_tas-*.whl ||
 		tas_die "installing the tas module into $1 failed"
 }
 
 # tas_test_python LOG: the Python module's tests that need no device, on the
-# host, then rustfmt and clippy of its crate (warnings are errors).
+# host; its stubs checked against the installed module (mypy.stubtest) and
+# the README's example type-checked with them (mypy); then rustfmt and
+# clippy of its crate (warnings are errors).
 tas_test_python() {
 	local dir=$TAS_ROOT/userspace/tas-py
 
 	{
 		TAS_PY_NO_DEVICE=1 PYTHONDONTWRITEBYTECODE=1 "$TAS_TOOLS/venv/bin/python" \
 			-m unittest -v "$dir/tests/test_tas.py" &&
+			(cd "$TAS_OUT" && "$TAS_TOOLS/venv/bin/python" -m mypy.stubtest \
+				--mypy-config-file "$dir/pyproject.toml" \
+				--allowlist "$dir/tests/stubtest-allowlist.txt" tas) &&
+			"$TAS_TOOLS/venv/bin/python" -m mypy --config-file "$dir/pyproject.toml" \
+				--cache-dir "$TAS_OUT/tas-py/mypy" "$dir/examples/quickstart.py" &&
 			cargo fmt --manifest-path "$dir/Cargo.toml" --check &&
 			CARGO_TARGET_DIR=$TAS_OUT/tas-py cargo clippy --locked -q \
 				--manifest-path "$dir/Cargo.toml" --all-targets -- -D warnings

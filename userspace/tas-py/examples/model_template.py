@@ -1,4 +1,4 @@
-# SPDX-License-Identifier: GPL-2.0
+# SPDX-License-Identifier: MIT
 """A framework's loop on drm/tas: a model's step captured once as a graph,
 made a template, and launched step after step, each launch one ioctl
 whatever the graph's size; the same graph also goes through the stock

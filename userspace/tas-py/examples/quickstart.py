@@ -1,4 +1,4 @@
-# SPDX-License-Identifier: GPL-2.0
+# SPDX-License-Identifier: MIT
 """The example of userspace/tas-py/README.md: a fill on ring 0, then a copy
 on ring 1, one graph in one ioctl; a CPU thread waits for the graph's
 timeline point and reads the buffer. make check runs it in the QEMU guest."""

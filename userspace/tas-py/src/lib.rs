@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: MIT
 //! The native part of the `tas` Python module (`tas._tas`, which `tas`
 //! re-exports): the drm/tas uAPI for Python, over the `tas` crate
 //! (`userspace/tas-rs`).
@@ -7,13 +7,18 @@
 //! stays in the `tas` crate, and this crate only converts arguments, results
 //! and errors. Errors are `tas.Error`, a subclass of `OSError` whose `errno`
 //! is the kernel's and whose message names the failed operation, so that
-//! Python code checks `e.errno == errno.EINVAL` as for any system call.
-//! Blocking calls (submissions that wait for room, syncobj waits) release
-//! the GIL.
+//! Python code checks `e.errno == errno.EINVAL` as for any system call; its
+//! `op`, `array` and `index` attributes name the operation and the element
+//! of a rejected graph at fault. Blocking calls (submissions that wait for
+//! room, syncobj waits) release the GIL, and a signal ends them when its
+//! Python handler raises (PEP 475: Ctrl-C raises `KeyboardInterrupt` out of
+//! a blocked `wait()`); otherwise they go on.
 //!
 //! Objects made by a `Device` (buffers, syncobjs, templates) keep it open:
 //! the `tas` crate's types borrow the device, and the objects here hold the
-//! device (`Arc`) beside the borrowing value (see [`Owned`]).
+//! device (`Arc`) beside the borrowing value (see [`Owned`]). Every object
+//! has `close()` and is a context manager; a closed object raises
+//! `ValueError`, as a closed Python file does.
 
 #![deny(unsafe_op_in_unsafe_fn)]
 #![warn(clippy::undocumented_unsafe_blocks)]
@@ -21,19 +26,76 @@
 use pyo3::create_exception;
 use pyo3::exceptions::{PyOSError, PyValueError};
 use pyo3::prelude::*;
-use std::sync::Arc;
+use pyo3::types::{PyDict, PyTuple};
+use std::cell::RefCell;
+use std::os::fd::{AsFd, AsRawFd};
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 create_exception!(
     tas,
     Error,
     PyOSError,
-    "A failed drm/tas operation: `errno` is the kernel's errno, the message names the operation."
+    "A failed drm/tas operation: `errno` is the kernel's errno, `op` the operation (an ioctl \
+     such as \"SUBMIT_GRAPH\", or a method), `array` and `index` the element of a rejected \
+     graph or launch at fault (\"node\", \"edge\", \"wait\", \"signal\" or \"bind\", and its \
+     index), or None."
 );
 
-/// Converts an error of the `tas` crate into `tas.Error(errno, "OP: NAME (description)")`.
+thread_local! {
+    /// The exception that a signal handler raised in [`interrupted`], which
+    /// the call that the signal interrupted raises instead of `EINTR`.
+    static PENDING: RefCell<Option<PyErr>> = const { RefCell::new(None) };
+}
+
+/// The check of [`tas::set_interrupt_check`]: runs the Python signal
+/// handlers of the signals that arrived, as Python does when a system call
+/// returns `EINTR` (PEP 475). The call ends if a handler raised, and raises
+/// that exception (see [`err`]); else it is restarted.
+fn interrupted() -> bool {
+    Python::attach(|py| match py.check_signals() {
+        Ok(()) => false,
+        Err(e) => {
+            PENDING.with(|p| *p.borrow_mut() = Some(e));
+            true
+        }
+    })
+}
+
+/// Converts an error of the `tas` crate into `tas.Error(errno, "OP: NAME
+/// (description)")` with its `op`, `array` and `index`; an `EINTR` that a
+/// signal handler's exception ended is that exception.
 fn err(e: tas::Error) -> PyErr {
-    Error::new_err((e.errno.raw_os_error(), e.to_string()))
+    if e.errno == tas::Errno::INTR {
+        if let Some(pending) = PENDING.with(|p| p.borrow_mut().take()) {
+            return pending;
+        }
+    }
+    let (array, index) = match e.culprit {
+        None => (None, None),
+        Some(tas::Culprit::Node(i)) => (Some("node"), Some(i)),
+        Some(tas::Culprit::Edge(i)) => (Some("edge"), Some(i)),
+        Some(tas::Culprit::Wait(i)) => (Some("wait"), Some(i)),
+        Some(tas::Culprit::Signal(i)) => (Some("signal"), Some(i)),
+        Some(tas::Culprit::Bind(i)) => (Some("bind"), Some(i)),
+    };
+    let pyerr = Error::new_err((e.errno.raw_os_error(), e.to_string()));
+    Python::attach(|py| {
+        let value = pyerr.value(py);
+        let set = value
+            .setattr("op", e.op)
+            .and_then(|()| value.setattr("array", array))
+            .and_then(|()| value.setattr("index", index));
+        match set {
+            Ok(()) => pyerr,
+            Err(other) => other,
+        }
+    })
+}
+
+/// `ValueError` for an object used after its `close()`.
+fn closed() -> PyErr {
+    PyValueError::new_err("operation on a closed object")
 }
 
 /// Converts a result of the `tas` crate.
@@ -42,17 +104,18 @@ fn check<T>(r: tas::Result<T>) -> PyResult<T> {
 }
 
 /// A value of the `tas` crate that borrows a [`tas::Device`], kept together
-/// with the device it borrows.
+/// with the device it borrows, until `close()` drops it.
 ///
 /// # Invariants
 ///
-/// `value` borrows `*dev` and nothing else; `dev` keeps the device at the
-/// same address for as long as `value` exists (it is dropped after `value`,
-/// fields drop in declaration order). The `'static` lifetime of `value` is
-/// never handed out: [`Owned::get`] shortens it to the borrow of `self`.
+/// The value in `value` borrows `*dev` and nothing else; `dev` keeps the
+/// device at the same address for as long as the value exists: it is
+/// dropped after `value` (fields drop in declaration order), and no clone
+/// of the value's `Arc` outlives the borrow of `self` that [`Owned::get`]
+/// made it under. The `'static` lifetime of the value is never handed out
+/// beyond that borrow.
 struct Owned<T: 'static> {
-    value: T,
-    #[expect(dead_code, reason = "only held, to keep the device of `value` alive")]
+    value: Mutex<Option<Arc<T>>>,
     dev: Arc<tas::Device>,
 }
 
@@ -70,13 +133,28 @@ impl<T: 'static> Owned<T> {
         let value = check(make(dev_ref))?;
         // INVARIANT: `value` borrows `dev_ref`, which `dev` keeps alive.
         Ok(Self {
-            value,
+            value: Mutex::new(Some(Arc::new(value))),
             dev: dev.clone(),
         })
     }
 
-    fn get(&self) -> &T {
-        &self.value
+    /// The value, or `ValueError` after [`Owned::close`]. The clone lives
+    /// as long as the borrow of `self` (type invariant): a `close()` on
+    /// another thread meanwhile drops the value when this call is done with
+    /// it.
+    fn get(&self) -> PyResult<Arc<T>> {
+        self.slot().clone().ok_or_else(closed)
+    }
+
+    /// Drops the value (a second call does nothing).
+    fn close(&self) {
+        let value = self.slot().take();
+        drop(value);
+    }
+
+    fn slot(&self) -> std::sync::MutexGuard<'_, Option<Arc<T>>> {
+        // A poisoned lock still holds a valid `Option`.
+        self.value.lock().unwrap_or_else(|e| e.into_inner())
     }
 }
 
@@ -94,7 +172,8 @@ fn class(name: &str) -> PyResult<tas::Class> {
 }
 
 /// A buffer range argument: a `Bo` (the whole buffer) or a
-/// `(handle, offset, size)` tuple such as `Bo.range()` returns.
+/// `(handle, offset, size)` tuple such as `Bo.range()` returns (a
+/// `tas.Range`).
 #[derive(FromPyObject)]
 enum Range<'py> {
     Bo(PyRef<'py, Bo>),
@@ -102,11 +181,11 @@ enum Range<'py> {
 }
 
 impl Range<'_> {
-    fn get(&self) -> tas::BufRange {
-        match self {
-            Range::Bo(bo) => bo.0.get().whole(),
+    fn get(&self) -> PyResult<tas::BufRange> {
+        Ok(match self {
+            Range::Bo(bo) => bo.0.get()?.whole(),
             Range::Tuple((h, o, s)) => tas::BufRange::new(*h, *o, *s),
-        }
+        })
     }
 }
 
@@ -130,8 +209,9 @@ fn sync_target(node: Option<u32>, on_start: bool) -> PyResult<tas::Target> {
     }
 }
 
-/// A wait or signal entry of `Device.launch()`: `(syncobj, point, node)`,
-/// or `(syncobj, point, node, on_start)` for the start point of a host node.
+/// A wait or signal entry of `Device.launch()`: a `tas.Sync(syncobj,
+/// point, node, on_start)`, or the plain tuple `(syncobj, point, node)` or
+/// `(syncobj, point, node, on_start)`.
 #[derive(FromPyObject)]
 enum SyncEntry<'py> {
     Plain((PyRef<'py, Syncobj>, u64, Option<u32>)),
@@ -144,7 +224,23 @@ impl SyncEntry<'_> {
             SyncEntry::Plain((s, p, n)) => (s, *p, *n, false),
             SyncEntry::Start((s, p, n, on_start)) => (s, *p, *n, *on_start),
         };
-        Ok((s.0.get().at(p), sync_target(n, on_start)?))
+        Ok((s.0.get()?.at(p), sync_target(n, on_start)?))
+    }
+}
+
+/// The open device file of a [`Device`], until `close()`.
+struct DeviceSlot(Mutex<Option<Arc<tas::Device>>>);
+
+impl DeviceSlot {
+    fn get(&self) -> PyResult<Arc<tas::Device>> {
+        // A poisoned lock still holds a valid `Option`.
+        let slot = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        slot.clone().ok_or_else(closed)
+    }
+
+    fn close(&self) {
+        let dev = self.0.lock().unwrap_or_else(|e| e.into_inner()).take();
+        drop(dev);
     }
 }
 
@@ -152,11 +248,32 @@ impl SyncEntry<'_> {
 ///
 /// `Device()` opens the first drm/tas node (render nodes first, by driver
 /// name, on any bus); `Device("/dev/dri/renderD128")` opens a given one.
+/// `close()` (or the end of a `with` block) lets go of the file; the
+/// buffers, syncobjs and templates made by it keep it open until they are
+/// closed too.
 #[pyclass(frozen, module = "tas")]
-struct Device(Arc<tas::Device>);
+struct Device(DeviceSlot);
 
 #[pymethods]
 impl Device {
+    /// Lets go of the device file now rather than when the object is
+    /// garbage collected; its methods then raise `ValueError`. A second
+    /// call does nothing. Its buffers, syncobjs and templates keep the file
+    /// open until they are closed too.
+    fn close(&self) {
+        self.0.close();
+    }
+
+    fn __enter__(slf: Py<Self>) -> Py<Self> {
+        slf
+    }
+
+    #[pyo3(signature = (*_exc))]
+    fn __exit__(&self, _exc: &Bound<'_, PyTuple>) -> bool {
+        self.0.close();
+        false
+    }
+
     #[new]
     #[pyo3(signature = (path = None))]
     fn new(path: Option<std::path::PathBuf>) -> PyResult<Self> {
@@ -164,13 +281,19 @@ impl Device {
             Some(p) => tas::Device::open_path(p),
             None => tas::Device::open(),
         })?;
-        Ok(Self(Arc::new(dev)))
+        Ok(Self(DeviceSlot(Mutex::new(Some(Arc::new(dev))))))
     }
 
     /// The path the device was opened at, or `None`.
     #[getter]
-    fn path(&self) -> Option<std::path::PathBuf> {
-        self.0.path().map(|p| p.to_path_buf())
+    fn path(&self) -> PyResult<Option<std::path::PathBuf>> {
+        Ok(self.0.get()?.path().map(|p| p.to_path_buf()))
+    }
+
+    /// The file descriptor, e.g. for `Bo.mmap()`'s `mmap.mmap` or
+    /// `select`; it stays the device's.
+    fn fileno(&self) -> PyResult<i32> {
+        Ok(self.0.get()?.as_fd().as_raw_fd())
     }
 
     /// A parameter by its name without the `DRM_TAS_PARAM_` prefix, e.g.
@@ -180,27 +303,29 @@ impl Device {
             .iter()
             .find(|p| p.name() == name)
             .ok_or_else(|| PyValueError::new_err(format!("unknown parameter {name:?}")))?;
-        check(self.0.param(*p))
+        check(self.0.get()?.param(*p))
     }
 
     /// Every parameter this kernel knows, as a dict by name.
-    fn params(&self) -> Vec<(&'static str, u64)> {
-        self.0
+    fn params(&self) -> PyResult<Vec<(&'static str, u64)>> {
+        Ok(self
+            .0
+            .get()?
             .params()
             .into_iter()
             .filter_map(|(p, v)| v.ok().map(|v| (p.name(), v)))
-            .collect()
+            .collect())
     }
 
     /// A zeroed buffer object of `size` bytes.
     fn bo(&self, size: u64) -> PyResult<Bo> {
-        Ok(Bo(Owned::new(&self.0, |d| d.create_bo(size))?))
+        Ok(Bo(Owned::new(&self.0.get()?, |d| d.create_bo(size))?))
     }
 
     /// A syncobj, signalled already if `signalled`.
     #[pyo3(signature = (signalled = false))]
     fn syncobj(&self, signalled: bool) -> PyResult<Syncobj> {
-        Ok(Syncobj(Owned::new(&self.0, |d| {
+        Ok(Syncobj(Owned::new(&self.0.get()?, |d| {
             d.create_syncobj(signalled)
         })?))
     }
@@ -208,14 +333,14 @@ impl Device {
     /// Submits `graph` and returns its id; `fifo` selects the stock
     /// dispatch; `keep` keeps its record until `graph_info(...,
     /// release=True)` reads it. May block (without the GIL) until the file
-    /// has room.
+    /// has room; a signal whose handler raises ends the wait.
     #[pyo3(signature = (graph, fifo = false, keep = false))]
     fn submit(&self, py: Python<'_>, graph: &Graph, fifo: bool, keep: bool) -> PyResult<u64> {
         let mut flags = tas::SubmitFlags::empty();
         flags.set(tas::SubmitFlags::FIFO, fifo);
         flags.set(tas::SubmitFlags::KEEP, keep);
-        let g = &graph.0;
-        check(py.detach(|| self.0.submit(g, flags)))
+        let (dev, g) = (self.0.get()?, &graph.0);
+        check(py.detach(|| dev.submit(g, flags)))
     }
 
     /// The per-node results of graph `graph_id`, which has `node_count`
@@ -228,10 +353,11 @@ impl Device {
         node_count: u32,
         release: bool,
     ) -> PyResult<GraphInfo> {
+        let dev = self.0.get()?;
         let info = if release {
-            self.0.release_graph(graph_id, node_count)
+            dev.release_graph(graph_id, node_count)
         } else {
-            self.0.graph_info(graph_id, node_count)
+            dev.graph_info(graph_id, node_count)
         };
         GraphInfo::new(py, check(info)?)
     }
@@ -239,20 +365,21 @@ impl Device {
     /// Makes `graph` (nodes and edges only) a template, launched with
     /// `launch()`.
     fn template(&self, graph: &Graph) -> PyResult<Template> {
-        Ok(Template(Owned::new(&self.0, |d| {
+        Ok(Template(Owned::new(&self.0.get()?, |d| {
             d.create_template(&graph.0)
         })?))
     }
 
     /// Launches `template` as a new graph and returns its id. `waits` and
-    /// `signals` are lists of `(syncobj, point, node)`, `node` an index of
-    /// the template or `None` for the whole graph; a signal
-    /// `(syncobj, point, node, True)` signals when host node `node` of this
-    /// launch is released (as `Graph.signal(..., on_start=True)`); `keep`
-    /// as for `submit()`. `binds` maps buffer slots of the template
-    /// (`Template.slots`: its distinct buffers in the order of their first
-    /// use) to `(bo, offset)` pairs this launch uses instead, e.g.
-    /// `{0: (x2, 0)}`; a slot left out keeps the template's buffer.
+    /// `signals` are lists of `tas.Sync(syncobj, point, node, on_start)`
+    /// (or plain tuples `(syncobj, point, node)`), `node` an index of the
+    /// template or `None` for the whole graph; a signal with `on_start`
+    /// signals when host node `node` of this launch is released (as
+    /// `Graph.signal(..., on_start=True)`); `keep` as for `submit()`.
+    /// `binds` maps buffer slots of the template (`Template.slots`: its
+    /// distinct buffers in the order of their first use) to `(bo, offset)`
+    /// pairs this launch uses instead, e.g. `{0: (x2, 0)}`; a slot left out
+    /// keeps the template's buffer. Blocks as `submit()` does.
     #[pyo3(signature = (template, waits = Vec::new(), signals = Vec::new(), keep = false,
                         binds = None))]
     fn launch(
@@ -264,17 +391,22 @@ impl Device {
         keep: bool,
         binds: Option<BindTable<'_>>,
     ) -> PyResult<u64> {
+        let dev = self.0.get()?;
         let enc = |v: &[SyncEntry<'_>]| -> PyResult<Vec<_>> { v.iter().map(|e| e.get()).collect() };
         let (w, s) = (enc(&waits)?, enc(&signals)?);
-        let binds = binds.unwrap_or_default();
-        let b: Vec<tas::Bind<'_>> = binds
+        let bos = binds
+            .unwrap_or_default()
             .iter()
-            .map(|(slot, (bo, offset))| tas::Bind::new(*slot, bo.0.get(), *offset))
+            .map(|(slot, (bo, offset))| Ok((*slot, bo.0.get()?, *offset)))
+            .collect::<PyResult<Vec<_>>>()?;
+        let b: Vec<tas::Bind<'_>> = bos
+            .iter()
+            .map(|(slot, bo, offset)| tas::Bind::new(*slot, bo, *offset))
             .collect();
-        let t = template.0.get();
+        let t = template.0.get()?;
         let mut flags = tas::SubmitFlags::empty();
         flags.set(tas::SubmitFlags::KEEP, keep);
-        check(py.detach(|| self.0.launch_bound(t, &w, &s, &b, flags)))
+        check(py.detach(|| dev.launch_bound(&t, &w, &s, &b, flags)))
     }
 
     /// Reports that host node `node` of graph `graph_id` has done its work,
@@ -290,39 +422,68 @@ impl Device {
     fn host_done(&self, graph_id: u64, node: u32, error: Option<i64>) -> PyResult<()> {
         let raw = i32::try_from(error.unwrap_or(0).unsigned_abs())
             .map_err(|_| PyValueError::new_err("error is not an errno"))?;
-        check(self.0.host_done_raw(graph_id, node, -raw))
+        check(self.0.get()?.host_done_raw(graph_id, node, -raw))
     }
 }
 
-/// A buffer object; its handle is closed when it is garbage collected.
+/// A buffer object; its handle is closed by `close()` or when it is
+/// garbage collected.
 #[pyclass(frozen, module = "tas")]
 struct Bo(Owned<tas::Bo<'static>>);
 
+impl Bo {
+    /// Checks that `size` bytes at `offset` lie inside a mapping of `len`.
+    fn check_range(offset: usize, size: usize, len: usize) -> PyResult<()> {
+        if offset.checked_add(size).is_none_or(|end| end > len) {
+            return Err(PyValueError::new_err("range beyond the buffer"));
+        }
+        Ok(())
+    }
+}
+
 #[pymethods]
 impl Bo {
+    /// Releases the buffer's handle now rather than when the object is garbage
+    /// collected; its methods then raise `ValueError`. A second call does
+    /// nothing.
+    fn close(&self) {
+        self.0.close();
+    }
+
+    fn __enter__(slf: Py<Self>) -> Py<Self> {
+        slf
+    }
+
+    #[pyo3(signature = (*_exc))]
+    fn __exit__(&self, _exc: &Bound<'_, PyTuple>) -> bool {
+        self.0.close();
+        false
+    }
+
     /// The GEM handle.
     #[getter]
-    fn handle(&self) -> u32 {
-        self.0.get().handle()
+    fn handle(&self) -> PyResult<u32> {
+        Ok(self.0.get()?.handle())
     }
 
     /// The size asked for, in bytes.
     #[getter]
-    fn size(&self) -> u64 {
-        self.0.get().size()
+    fn size(&self) -> PyResult<u64> {
+        Ok(self.0.get()?.size())
     }
 
-    /// The range `(handle, offset, size)` for the node constructors.
-    fn range(&self, offset: u64, size: u64) -> (u32, u64, u64) {
-        (self.handle(), offset, size)
+    /// The range `tas.Range(handle, offset, size)` for the node
+    /// constructors.
+    fn range<'py>(&self, py: Python<'py>, offset: u64, size: u64) -> PyResult<Bound<'py, PyAny>> {
+        let range = py.import("tas._types")?.getattr("Range")?;
+        range.call1((self.handle()?, offset, size))
     }
 
     /// Reads `size` bytes at `offset` (through a mapping made for the call).
     fn read(&self, offset: usize, size: usize) -> PyResult<Vec<u8>> {
-        let map = check(self.0.get().map())?;
-        if offset.checked_add(size).is_none_or(|end| end > map.len()) {
-            return Err(PyValueError::new_err("range beyond the buffer"));
-        }
+        let bo = self.0.get()?;
+        let map = check(bo.map())?;
+        Self::check_range(offset, size, map.len())?;
         let mut buf = vec![0; size];
         map.read(offset, &mut buf);
         Ok(buf)
@@ -330,40 +491,76 @@ impl Bo {
 
     /// Writes `data` at `offset`.
     fn write(&self, offset: usize, data: &[u8]) -> PyResult<()> {
-        let mut map = check(self.0.get().map())?;
-        if offset
-            .checked_add(data.len())
-            .is_none_or(|end| end > map.len())
-        {
-            return Err(PyValueError::new_err("range beyond the buffer"));
-        }
+        let bo = self.0.get()?;
+        let mut map = check(bo.map())?;
+        Self::check_range(offset, data.len(), map.len())?;
         map.write(offset, data);
         Ok(())
     }
 
     /// The buffer as a list of 32-bit little-endian integers.
     fn u32s(&self) -> PyResult<Vec<u32>> {
-        let map = check(self.0.get().map())?;
+        let bo = self.0.get()?;
+        let map = check(bo.map())?;
         Ok(map.u32s().collect())
+    }
+
+    /// A shared, writable mapping of the buffer: a standard `mmap.mmap`
+    /// of `size` bytes, which supports the buffer protocol
+    /// (`memoryview(m)`, `numpy.frombuffer(m, numpy.uint32)`), slicing and
+    /// `close()`. It maps the buffer's pages, which the GPU rings and the
+    /// other mappings read and write meanwhile: read results after the
+    /// graph's out-fence signalled. The mapping keeps the buffer's memory
+    /// after `close()` of the buffer or the device, until it is closed
+    /// itself.
+    fn mmap<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        let bo = self.0.get()?;
+        let offset = check(bo.mmap_offset())?;
+        let fd = self.0.dev.as_fd().as_raw_fd();
+        let kwargs = PyDict::new(py);
+        kwargs.set_item("offset", offset)?;
+        py.import("mmap")?
+            .getattr("mmap")?
+            .call((fd, bo.size()), Some(&kwargs))
     }
 }
 
-/// A DRM syncobj, binary (point 0) or timeline; destroyed when garbage
-/// collected.
+/// A DRM syncobj, binary (point 0) or timeline; destroyed by `close()` or
+/// when garbage collected.
 #[pyclass(frozen, module = "tas")]
 struct Syncobj(Owned<tas::Syncobj<'static>>);
 
 #[pymethods]
 impl Syncobj {
+    /// Releases the syncobj now rather than when the object is garbage
+    /// collected; its methods then raise `ValueError`. A second call does
+    /// nothing.
+    fn close(&self) {
+        self.0.close();
+    }
+
+    fn __enter__(slf: Py<Self>) -> Py<Self> {
+        slf
+    }
+
+    #[pyo3(signature = (*_exc))]
+    fn __exit__(&self, _exc: &Bound<'_, PyTuple>) -> bool {
+        self.0.close();
+        false
+    }
+
     /// The syncobj handle.
     #[getter]
-    fn handle(&self) -> u32 {
-        self.0.get().raw()
+    fn handle(&self) -> PyResult<u32> {
+        Ok(self.0.get()?.raw())
     }
 
     /// Waits until `point` (0: the binary fence) has been submitted and has
     /// signalled, at most `timeout` seconds (`None`: no limit), without the
-    /// GIL. Raises `tas.Error` with `errno.ETIME` on timeout.
+    /// GIL. Raises `tas.Error` with `errno.ETIME` on timeout, and what a
+    /// signal handler raises (`KeyboardInterrupt` for Ctrl-C) when a signal
+    /// arrives; a handler that does not raise lets the wait go on.
+    /// `tas.wait_async()` waits in an `asyncio` event loop instead.
     #[pyo3(signature = (point = 0, timeout = None))]
     fn wait(&self, py: Python<'_>, point: u64, timeout: Option<f64>) -> PyResult<()> {
         let timeout = match timeout {
@@ -371,43 +568,74 @@ impl Syncobj {
             Some(t) => Duration::try_from_secs_f64(t)
                 .map_err(|_| PyValueError::new_err("invalid timeout"))?,
         };
-        let s = self.0.get();
+        let s = self.0.get()?;
         check(py.detach(|| s.wait(point, timeout)))
+    }
+
+    /// Has the kernel signal the eventfd `fd` (from `os.eventfd()`) when
+    /// `point` has signalled (`DRM_IOCTL_SYNCOBJ_EVENTFD`), at once if it
+    /// has already; what `tas.wait_async()` waits for.
+    #[pyo3(signature = (fd, point = 0))]
+    fn eventfd(&self, fd: i32, point: u64) -> PyResult<()> {
+        if fd < 0 {
+            return Err(PyValueError::new_err("not a file descriptor"));
+        }
+        // SAFETY: the descriptor is only used for the ioctl, within this
+        // call; the kernel checks that it is an open eventfd.
+        let fd = unsafe { std::os::fd::BorrowedFd::borrow_raw(fd) };
+        check(self.0.get()?.eventfd(point, fd))
     }
 
     /// The last signalled timeline point.
     fn query(&self) -> PyResult<u64> {
-        check(self.0.get().query())
+        check(self.0.get()?.query())
     }
 
     /// The last submitted timeline point, signalled or not.
     fn last_submitted(&self) -> PyResult<u64> {
-        check(self.0.get().last_submitted())
+        check(self.0.get()?.last_submitted())
     }
 
     /// Signals `point` from the CPU (0: the binary fence).
     #[pyo3(signature = (point = 0))]
     fn signal(&self, point: u64) -> PyResult<()> {
-        check(self.0.get().signal(point))
+        check(self.0.get()?.signal(point))
     }
 
     /// Removes the fence of a binary syncobj.
     fn reset(&self) -> PyResult<()> {
-        check(self.0.get().reset())
+        check(self.0.get()?.reset())
     }
 }
 
-/// A graph validated once, launched with `Device.launch()`; destroyed when
-/// garbage collected.
+/// A graph validated once, launched with `Device.launch()`; destroyed by
+/// `close()` or when garbage collected.
 #[pyclass(frozen, module = "tas")]
 struct Template(Owned<tas::Template<'static>>);
 
 #[pymethods]
 impl Template {
+    /// Releases the template now rather than when the object is garbage
+    /// collected; its methods then raise `ValueError`. A second call does
+    /// nothing.
+    fn close(&self) {
+        self.0.close();
+    }
+
+    fn __enter__(slf: Py<Self>) -> Py<Self> {
+        slf
+    }
+
+    #[pyo3(signature = (*_exc))]
+    fn __exit__(&self, _exc: &Bound<'_, PyTuple>) -> bool {
+        self.0.close();
+        false
+    }
+
     /// The number of nodes, for `Device.graph_info()` of its launches.
     #[getter]
-    fn node_count(&self) -> u32 {
-        self.0.get().node_count()
+    fn node_count(&self) -> PyResult<u32> {
+        Ok(self.0.get()?.node_count())
     }
 
     /// The number of buffer slots, which `Device.launch(binds=...)` binds:
@@ -415,8 +643,8 @@ impl Template {
     /// first use (nodes in order, and in each the destination, then the
     /// sources).
     #[getter]
-    fn slots(&self) -> u32 {
-        self.0.get().slots()
+    fn slots(&self) -> PyResult<u32> {
+        Ok(self.0.get()?.slots())
     }
 }
 
@@ -492,7 +720,7 @@ impl Graph {
         tag: u64,
     ) -> PyResult<u32> {
         let op = tas::Op::Fill {
-            dst: dst.get(),
+            dst: dst.get()?,
             value,
         };
         self.add(ring, op, duration_ns, cls, gang, tag)
@@ -512,8 +740,8 @@ impl Graph {
         tag: u64,
     ) -> PyResult<u32> {
         let op = tas::Op::Copy {
-            dst: dst.get(),
-            src: src.get(),
+            dst: dst.get()?,
+            src: src.get()?,
         };
         self.add(ring, op, duration_ns, cls, gang, tag)
     }
@@ -533,9 +761,9 @@ impl Graph {
         tag: u64,
     ) -> PyResult<u32> {
         let op = tas::Op::Add {
-            dst: dst.get(),
-            a: a.get(),
-            b: b.get(),
+            dst: dst.get()?,
+            a: a.get()?,
+            b: b.get()?,
         };
         self.add(ring, op, duration_ns, cls, gang, tag)
     }
@@ -559,9 +787,9 @@ impl Graph {
         tag: u64,
     ) -> PyResult<u32> {
         let op = tas::Op::MatMul {
-            dst: dst.get(),
-            a: a.get(),
-            b: b.get(),
+            dst: dst.get()?,
+            a: a.get()?,
+            b: b.get()?,
             m,
             n,
             k,
@@ -593,7 +821,7 @@ impl Graph {
     /// `syncobj`.
     #[pyo3(signature = (syncobj, point = 0, node = None))]
     fn wait(&mut self, syncobj: &Syncobj, point: u64, node: Option<u32>) -> PyResult<()> {
-        check(self.0.wait(syncobj.0.get().at(point), target(node)))
+        check(self.0.wait(syncobj.0.get()?.at(point), target(node)))
     }
 
     /// Signals `point` of `syncobj` when node `node` (`None`: the whole
@@ -609,7 +837,7 @@ impl Graph {
         on_start: bool,
     ) -> PyResult<()> {
         let target = sync_target(node, on_start)?;
-        check(self.0.signal(syncobj.0.get().at(point), target))
+        check(self.0.signal(syncobj.0.get()?.at(point), target))
     }
 }
 
@@ -686,7 +914,13 @@ fn now_ns() -> u64 {
 #[pymodule]
 #[pyo3(name = "_tas")]
 fn tas_module(m: &Bound<'_, PyModule>) -> PyResult<()> {
-    m.add("Error", m.py().get_type::<Error>())?;
+    // Ctrl-C and other signals whose handlers raise end blocked calls.
+    tas::set_interrupt_check(Some(interrupted));
+    let error = m.py().get_type::<Error>();
+    for attr in ["op", "array", "index"] {
+        error.setattr(attr, m.py().None())?;
+    }
+    m.add("Error", error)?;
     m.add_class::<Device>()?;
     m.add_class::<Graph>()?;
     m.add_class::<Bo>()?;

@@ -1,4 +1,4 @@
-# SPDX-License-Identifier: GPL-2.0
+# SPDX-License-Identifier: MIT
 """Tests of the tas Python module.
 
 GraphTest needs no device and runs anywhere. DeviceTest submits real work:
@@ -7,8 +7,10 @@ the host's root file system and this module installed in the project's
 venv); with TAS_PY_NO_DEVICE=1 it is skipped, as on the host.
 """
 
+import asyncio
 import errno
 import os
+import signal
 import struct
 import threading
 import time
@@ -19,6 +21,13 @@ from tas import dag as tasdag
 
 MS = 1_000_000
 NO_DEVICE = os.environ.get("TAS_PY_NO_DEVICE") == "1"
+
+
+def first_existing(*paths):
+    for p in paths:
+        if os.path.exists(p):
+            return p
+    raise FileNotFoundError(paths[0])
 
 
 class GraphTest(unittest.TestCase):
@@ -78,6 +87,56 @@ def diamond():
     c = d.add(1, 2 * MS, "c", [a])
     d.add(0, MS, "d", [b, c])
     return d
+
+
+class TypesTest(unittest.TestCase):
+    def test_class_enum(self):
+        # Enum members and plain strings name the same classes.
+        self.assertEqual(tas.Class("batch"), tas.Class.BATCH)
+        self.assertEqual(tas.Class.LATENCY, "latency")
+        g = tas.Graph()
+        self.assertEqual([g.nop(0, cls=tas.Class.BATCH), g.host(cls=tas.Class.LATENCY)], [0, 1])
+
+    def test_named_tuples(self):
+        r = tas.Range(3, 4096, 64)
+        self.assertEqual((r.handle, r.offset, r.size), (3, 4096, 64))
+        self.assertEqual(r, (3, 4096, 64))
+        # A Range is taken wherever a buffer range is.
+        g = tas.Graph()
+        self.assertEqual(g.fill(0, r, 7), 0)
+        self.assertEqual(tas.Sync(None, 2)._fields, ("syncobj", "point", "node", "on_start"))
+        self.assertEqual(tas.Sync(None, 2)[1:], (2, None, False))
+
+    def test_error_attributes(self):
+        # Errors made in Python have the attributes too, as None.
+        e = tas.Error(errno.EINVAL, "x")
+        self.assertEqual((e.errno, e.op, e.array, e.index), (errno.EINVAL, None, None, None))
+        with self.assertRaises(tas.Error) as cm:
+            tas.Device("/nonexistent/tas")
+        self.assertEqual((cm.exception.errno, cm.exception.op), (errno.ENOENT, "open"))
+        self.assertIsNone(cm.exception.array)
+
+    def test_readme_example(self):
+        # The README's example is examples/quickstart.py as it runs in
+        # make check (in the repository, or as the guest lays them out).
+        here = os.path.dirname(os.path.abspath(__file__))
+        readme = first_existing(os.path.join(here, "..", "README.md"), os.path.join(here, "README.md"))
+        example = first_existing(
+            os.path.join(here, "..", "examples", "quickstart.py"), os.path.join(here, "quickstart.py")
+        )
+        with open(readme) as f:
+            text = f.read()
+        block = text.split("```python\n", 1)[1].split("```", 1)[0]
+        with open(example) as f:
+            code = f.read()
+        self.assertTrue(code.endswith(block), "README.md's first example differs from examples/quickstart.py")
+
+    def test_typed(self):
+        # The package ships its stubs (checked against the module by
+        # mypy.stubtest) and says so.
+        pkg = os.path.dirname(tas.__file__)
+        self.assertTrue(os.path.exists(os.path.join(pkg, "py.typed")))
+        self.assertTrue(os.path.exists(os.path.join(pkg, "_tas.pyi")))
 
 
 class DagTest(unittest.TestCase):
@@ -471,6 +530,142 @@ class DeviceTest(unittest.TestCase):
             info = self.dev.graph_info(gid, t.node_count)
             self.assertTrue(info.done)
             self.assertEqual([n.error for n in info.nodes], [None, None])
+
+    def test_signal_ends_wait(self):
+        # PEP 475: a signal whose handler raises ends a blocked wait with
+        # that exception (Ctrl-C: KeyboardInterrupt); one whose handler
+        # returns lets the wait go on. A thread signals the syncobj after
+        # 20 s, so that a wait the signals cannot end returns instead of
+        # hanging the test.
+        s = self.dev.syncobj()
+        main = threading.get_ident()
+        rescue = threading.Timer(20, s.signal)
+        rescue.start()
+        seen = []
+        old = signal.signal(signal.SIGUSR1, lambda *_: seen.append(1))
+        try:
+            threading.Timer(0.2, signal.pthread_kill, (main, signal.SIGUSR1)).start()
+            threading.Timer(0.5, signal.pthread_kill, (main, signal.SIGINT)).start()
+            t0 = time.monotonic()
+            with self.assertRaises(KeyboardInterrupt):
+                s.wait()
+            self.assertLess(time.monotonic() - t0, 15)
+            self.assertEqual(seen, [1])
+            # The syncobj was not signalled; the same wait still waits.
+            with self.assertRaises(tas.Error) as cm:
+                s.wait(timeout=0.05)
+            self.assertEqual(cm.exception.errno, errno.ETIME)
+        finally:
+            signal.signal(signal.SIGUSR1, old)
+            rescue.cancel()
+
+    def test_error_names_culprit(self):
+        # The kernel's error_array and error_index reach the exception.
+        s = self.dev.syncobj()
+        g = tas.Graph()
+        g.nop(0)
+        g.nop(1)
+        g.wait(s, 3, node=1)
+        s.close()
+        with self.assertRaises(tas.Error) as cm:
+            self.dev.submit(g)
+        e = cm.exception
+        self.assertEqual((e.errno, e.op, e.array, e.index), (errno.ENOENT, "SUBMIT_GRAPH", "wait", 0))
+
+    def test_close(self):
+        # close() releases the kernel object at once; the object then
+        # raises ValueError, as a closed file does.
+        with self.dev.syncobj() as s:
+            s.signal()
+        self.assertIsNone(s.close())
+        with self.assertRaises(ValueError):
+            s.query()
+        with self.assertRaises(ValueError):
+            tas.Graph().wait(s)
+        with self.dev.bo(4096) as bo:
+            self.assertEqual(bo.size, 4096)
+        with self.assertRaises(ValueError):
+            bo.range(0, 4)
+        g = tas.Graph()
+        g.nop(0)
+        t = self.dev.template(g)
+        t.close()
+        with self.assertRaises(ValueError):
+            self.dev.launch(t)
+        # A closed device refuses calls; what it made keeps the file open.
+        dev = tas.Device(self.dev.path)
+        keep = dev.syncobj()
+        with dev:
+            self.assertGreater(dev.param("NUM_RINGS"), 0)
+        with self.assertRaises(ValueError):
+            dev.param("NUM_RINGS")
+        keep.signal()
+        keep.wait(timeout=1)
+
+    def test_mmap(self):
+        # A mapping with the buffer protocol: what a node wrote is seen
+        # through it, what the CPU writes through it is seen by nodes, and
+        # it outlives the buffer's handle.
+        bo = self.dev.bo(8192)
+        m = bo.mmap()
+        self.assertEqual(len(m), 8192)
+        m[4096:4100] = struct.pack("<I", 11)
+        done = self.dev.syncobj()
+        g = tas.Graph()
+        fill = g.fill(0, bo.range(0, 4096), 7)
+        copy = g.copy(1, bo.range(4100, 4), bo.range(4096, 4))
+        g.edge(fill, copy)
+        g.signal(done)
+        self.dev.submit(g)
+        done.wait(timeout=30)
+        view = memoryview(m).cast("I")
+        self.assertEqual(list(view[:1024]), [7] * 1024)
+        self.assertEqual(view[1025], 11)
+        view.release()
+        bo.close()
+        self.assertEqual(m[0:4], struct.pack("<I", 7))
+        m.close()
+        with self.assertRaises(ValueError):
+            bo.read(0, 4)
+
+    def test_read_write(self):
+        bo = self.dev.bo(4096)
+        bo.write(8, b"\x01\x02\x03\x04")
+        self.assertEqual(bo.read(8, 4), b"\x01\x02\x03\x04")
+        self.assertEqual(bo.u32s()[2], 0x04030201)
+        with self.assertRaises(ValueError):
+            bo.read(4094, 4)
+
+    def test_wait_async(self):
+        # Two points waited for in one event loop, without a thread each:
+        # one signalled already, one by a graph submitted after the wait
+        # began.
+        s = self.dev.syncobj()
+        s.signal(1)
+
+        async def main():
+            first = asyncio.ensure_future(tas.wait_async(s, 1))
+            second = asyncio.ensure_future(tas.wait_async(s, 2))
+            await asyncio.wait_for(first, 10)
+            self.assertFalse(second.done())
+            g = tas.Graph()
+            g.nop(0, 10 * MS)
+            g.signal(s, 2)
+            self.dev.submit(g)
+            await asyncio.wait_for(second, 30)
+
+        asyncio.run(main())
+        self.assertEqual(s.query(), 2)
+
+    def test_launch_sync_entries(self):
+        # tas.Sync entries, as plain tuples are.
+        g = tas.Graph()
+        g.nop(0, MS)
+        t = self.dev.template(g)
+        start, done = self.dev.syncobj(), self.dev.syncobj()
+        start.signal(1)
+        self.dev.launch(t, waits=[tas.Sync(start, 1)], signals=[tas.Sync(done, 1, 0)])
+        done.wait(1, timeout=30)
 
     def test_dag_makespan(self):
         d = diamond()

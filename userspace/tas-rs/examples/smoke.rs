@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: MIT
 //! Smoke test of the `tas` crate against a real drm/tas device (as root,
 //! e.g. in a QEMU guest with the driver loaded).
 //!

@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: MIT
 //! The device: opening it, parameters, and the graph ioctls.
 
 use crate::bo::Bo;
@@ -6,6 +6,7 @@ use crate::error::{Culprit, Error, Result};
 use crate::graph::{array, array_mut, Graph, NodeId, SubmitFlags, SyncPoint, Target};
 use crate::ioctl::{self, retry_io};
 use crate::syncobj::Syncobj;
+use crate::sysfs;
 use crate::uapi::*;
 use core::marker::PhantomData;
 use core::mem::ManuallyDrop;
@@ -227,7 +228,8 @@ impl drm::Device for Device {}
 impl drm::control::Device for Device {}
 
 /// The DRM nodes of `/dev/dri` whose name is `prefix` and a number, in
-/// numeric order.
+/// numeric order: every candidate, when sysfs cannot tell which nodes are
+/// drm/tas's (see [`Device::open`]).
 fn nodes(prefix: &str) -> Vec<PathBuf> {
     let Ok(dir) = std::fs::read_dir(DRI_DIR) else {
         return Vec::new();
@@ -247,19 +249,33 @@ fn nodes(prefix: &str) -> Vec<PathBuf> {
 impl Device {
     /// Opens the first drm/tas device: the render nodes
     /// (`/dev/dri/renderD*`) first, then the primary nodes
-    /// (`/dev/dri/card*`), each in numeric order, asking every node for its
-    /// driver name since other drivers may own lower minors. The device is
-    /// a faux device, so nodes are not filtered by bus.
+    /// (`/dev/dri/card*`), each in numeric order.
+    ///
+    /// The nodes are chosen in sysfs, as libdrm's `drmGetDevices2()` does,
+    /// so that the nodes of other drivers are not opened (which would wake
+    /// a runtime-suspended GPU, or make this process DRM master of its
+    /// primary node): a node of `/sys/class/drm` belongs to drm/tas when
+    /// its `device` is the faux device `tas` (`/sys/devices/faux/tas`, on
+    /// bus `faux`). Only those nodes are opened, and each is still asked
+    /// for its driver name (`DRM_IOCTL_VERSION`) and skipped unless it is
+    /// `tas`. Without sysfs (`/sys/class/drm` cannot be read, e.g. `/sys`
+    /// is not mounted), every node of `/dev/dri` is opened and asked
+    /// instead.
     ///
     /// Errors: `ENODEV` (op `"find drm/tas device in /dev/dri"`) when no
     /// node that can be opened belongs to drm/tas (the module is not
     /// loaded, or the nodes are not accessible).
     pub fn open() -> Result<Self> {
-        for prefix in ["renderD", "card"] {
-            for path in nodes(prefix) {
-                if let Ok(dev) = Self::open_path(&path) {
-                    return Ok(dev);
-                }
+        let candidates: Vec<PathBuf> = match sysfs::tas_minors(Path::new(sysfs::SYSFS)) {
+            Ok(names) => names
+                .into_iter()
+                .map(|name| Path::new(DRI_DIR).join(name))
+                .collect(),
+            Err(_) => ["renderD", "card"].into_iter().flat_map(nodes).collect(),
+        };
+        for path in candidates {
+            if let Ok(dev) = Self::open_path(&path) {
+                return Ok(dev);
             }
         }
         Err(Error::new("find drm/tas device in /dev/dri", Errno::NODEV))
@@ -390,7 +406,8 @@ impl Device {
     /// - `ENOSPC`: [`SubmitFlags::KEEP`] when the file keeps 1024 graphs
     ///   or [`Param::MaxKeptNodes`] nodes already.
     /// - `EINTR`: a signal ended the wait for a free place; this crate
-    ///   restarts the call, as libdrm's `drmIoctl()` does.
+    ///   restarts the call, as libdrm's `drmIoctl()` does, unless the check
+    ///   of [`set_interrupt_check`](crate::set_interrupt_check) ends it.
     pub fn submit(&self, graph: &Graph, flags: SubmitFlags) -> Result<u64> {
         let mut args = graph.submit_args(flags)?;
         // SAFETY: the arrays of `args` point into `graph`'s vectors, with
@@ -480,7 +497,7 @@ impl Device {
     /// or a node target beyond the template's nodes. Op
     /// `"TEMPLATE_LAUNCH"`: those of [`Device::submit`] for its waits,
     /// signals and flags (`EINVAL`, `E2BIG`, `ENOENT`, `EFAULT`, `ENOMEM`;
-    /// `EINTR` is restarted), and `ENOENT` for an unknown template.
+    /// `EINTR` as there), and `ENOENT` for an unknown template.
     ///
     /// Each launch is a graph of its own: a host node of the template is
     /// reported with the launch's id, and a [`Target::Start`] signal of it

@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: MIT
 //! The error type of the crate: an errno and the operation that failed.
 
 use crate::uapi::{

@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: MIT
 //! The graph builder: nodes, edges, syncobj waits and signals, encoded into
 //! the uAPI structures as they are added.
 

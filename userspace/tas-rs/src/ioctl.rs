@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: MIT
 //! The driver-specific ioctls, through `rustix::ioctl`, and the retry loop
 //! that libdrm's `drmIoctl()` has.
 
@@ -7,16 +7,54 @@ use crate::uapi::*;
 use rustix::fd::BorrowedFd;
 use rustix::io::Errno;
 use rustix::ioctl::{ioctl, Setter, Updater};
+use std::sync::RwLock;
+
+/// The function that [`retry`] asks whether an interrupted call is to end
+/// with `EINTR` (see [`set_interrupt_check`]).
+static INTERRUPT_CHECK: RwLock<Option<fn() -> bool>> = RwLock::new(None);
+
+/// Sets the function that decides, each time a signal interrupts a call of
+/// this crate, whether the call ends with `EINTR` (`true`) or is restarted
+/// (`false`); `None`, the default, restarts every call as libdrm's
+/// `drmIoctl()` does.
+///
+/// This is for a runtime that handles signals itself between system calls:
+/// Python's, for one, runs its signal handlers when a system call returns
+/// `EINTR` and retries the call only if no handler raised (PEP 475), so
+/// that Ctrl-C ends a blocked wait. The check runs on the interrupted
+/// thread, with no lock of this crate held. Every call may block on a
+/// signal this way: submissions and launches waiting for room, syncobj
+/// waits.
+///
+/// ```
+/// fn interrupted() -> bool {
+///     true
+/// }
+/// tas::set_interrupt_check(Some(interrupted));
+/// tas::set_interrupt_check(None);
+/// ```
+pub fn set_interrupt_check(check: Option<fn() -> bool>) {
+    // A poisoned lock still holds a valid `Option<fn>`.
+    *INTERRUPT_CHECK.write().unwrap_or_else(|e| e.into_inner()) = check;
+}
+
+/// Whether an interrupted call ends (see [`set_interrupt_check`]).
+fn interrupted() -> bool {
+    let check = *INTERRUPT_CHECK.read().unwrap_or_else(|e| e.into_inner());
+    check.is_some_and(|f| f())
+}
 
 /// Runs `f` until it fails with something else than `EINTR` or `EAGAIN`,
-/// as `drmIoctl()` does; maps the errno to an [`Error`] of `op`.
+/// as `drmIoctl()` does, or with `EINTR` when the function set with
+/// [`set_interrupt_check`] says so; maps the errno to an [`Error`] of `op`.
 pub(crate) fn retry<T>(
     op: &'static str,
     mut f: impl FnMut() -> core::result::Result<T, Errno>,
 ) -> Result<T> {
     loop {
         match f() {
-            Err(Errno::INTR) | Err(Errno::AGAIN) => continue,
+            Err(Errno::INTR) if !interrupted() => continue,
+            Err(Errno::AGAIN) => continue,
             r => return r.map_err(|errno| Error::new(op, errno)),
         }
     }

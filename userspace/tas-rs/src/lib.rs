@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: MIT
 #![doc = include_str!("../README.md")]
 #![warn(missing_docs)]
 #![deny(unsafe_op_in_unsafe_fn)]
@@ -10,6 +10,7 @@ mod error;
 mod graph;
 mod ioctl;
 mod syncobj;
+mod sysfs;
 pub mod uapi;
 
 pub use bo::{Bo, Mapping};
@@ -18,6 +19,7 @@ pub use error::{errno_name, Culprit, Error, Result};
 pub use graph::{
     BufRange, Class, Graph, Node, NodeId, Op, OpFields, SubmitFlags, SyncPoint, Target,
 };
+pub use ioctl::set_interrupt_check;
 pub use syncobj::{now_ns, Syncobj};
 
 /// The `drm` crate, whose `Device` traits [`Device`] implements.

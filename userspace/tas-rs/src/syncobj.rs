@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: MIT
 //! DRM syncobjs, through the `drm` crate's `control::Device` trait.
 
 use crate::device::Device;
@@ -7,6 +7,7 @@ use crate::graph::SyncPoint;
 use crate::ioctl::retry_io;
 use core::time::Duration;
 use drm::control::{syncobj, Device as _};
+use rustix::fd::BorrowedFd;
 
 /// `CLOCK_MONOTONIC` in nanoseconds: the clock of the timestamps of
 /// [`Device::graph_info`] and of syncobj wait deadlines.
@@ -65,7 +66,9 @@ impl<'d> Syncobj<'d> {
     /// Waits until `point` (0: the binary fence) has signalled, at most
     /// `timeout` (`Duration::MAX`: no limit). Waits for the point to be
     /// submitted first (`WAIT_FOR_SUBMIT`), so it may be called before the
-    /// submission that signals it. Interrupted waits are restarted.
+    /// submission that signals it. Interrupted waits are restarted, unless
+    /// the check of [`set_interrupt_check`](crate::set_interrupt_check) ends
+    /// them with `EINTR`.
     ///
     /// A binary point carries the error of what signalled it, a timeline
     /// point does not; either way the wait itself succeeds: read errors
@@ -128,6 +131,21 @@ impl<'d> Syncobj<'d> {
                 self.dev.syncobj_timeline_signal(&h, &[point])
             })
         }
+    }
+
+    /// Has the kernel signal `eventfd` when `point` (0: the binary fence)
+    /// has signalled (`DRM_IOCTL_SYNCOBJ_EVENTFD`), so that an event loop
+    /// (epoll, Python's `asyncio`, tokio) waits for it beside other files.
+    /// A point that has signalled already signals `eventfd` at once; one
+    /// not submitted yet is waited for. The registration is used once and
+    /// holds no reference on `eventfd`'s file after it fired.
+    ///
+    /// Errors (op `"SYNCOBJ_EVENTFD"`): `ENOENT` for a destroyed syncobj;
+    /// `EINVAL` for a file that is not an eventfd; `ENOMEM`.
+    pub fn eventfd(&self, point: u64, eventfd: BorrowedFd<'_>) -> Result<()> {
+        retry_io("SYNCOBJ_EVENTFD", || {
+            self.dev.syncobj_eventfd(self.handle, point, eventfd, false)
+        })
     }
 
     /// Removes the syncobj's fence (`DRM_IOCTL_SYNCOBJ_RESET`).

@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: MIT
 //! The raw drm/tas uAPI: `#[repr(C)]` mirrors of the structures, enums,
 //! flags and ioctl numbers of `include/uapi/drm/tas_drm.h`.
 //!

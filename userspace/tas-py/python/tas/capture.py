@@ -1,4 +1,4 @@
-# SPDX-License-Identifier: GPL-2.0
+# SPDX-License-Identifier: MIT
 """PyTorch models traced into dependency graphs of timed nodes (`tas.dag`).
 
 A model is built from its configuration on PyTorch's meta device (no

@@ -1,4 +1,4 @@
-# SPDX-License-Identifier: GPL-2.0
+# SPDX-License-Identifier: MIT
 """Dependency graphs of timed nodes on rings, without a device.
 
 A `Dag` is what a framework hands the kernel: nodes with a ring, a duration
