@@ -48,29 +48,37 @@ thread_local! {
     static PENDING: RefCell<Option<PyErr>> = const { RefCell::new(None) };
 }
 
-/// The check of [`tas::set_interrupt_check`]: runs the Python signal
-/// handlers of the signals that arrived, as Python does when a system call
-/// returns `EINTR` (PEP 475). The call ends if a handler raised, and raises
-/// that exception (see [`err`]); else it is restarted.
+/// The thread that imported the module, if it is Python's main thread: the
+/// only one on which Python runs signal handlers.
+static MAIN_THREAD: std::sync::OnceLock<std::thread::ThreadId> = std::sync::OnceLock::new();
+
+/// The check of [`tas::set_interrupt_check`]: on Python's main thread, runs
+/// the Python signal handlers of the signals that arrived, as Python does
+/// when a system call returns `EINTR` (PEP 475). The call ends if a handler
+/// raised, and raises that exception (see [`check`]); else, and on every
+/// other thread, or when the interpreter is going away, it is restarted.
 fn interrupted() -> bool {
-    Python::attach(|py| match py.check_signals() {
+    if MAIN_THREAD.get() != Some(&std::thread::current().id()) {
+        return false;
+    }
+    Python::try_attach(|py| match py.check_signals() {
         Ok(()) => false,
         Err(e) => {
             PENDING.with(|p| *p.borrow_mut() = Some(e));
             true
         }
     })
+    .unwrap_or(false)
+}
+
+/// The exception a signal handler raised during the last call, if any.
+fn take_pending() -> Option<PyErr> {
+    PENDING.with(|p| p.borrow_mut().take())
 }
 
 /// Converts an error of the `tas` crate into `tas.Error(errno, "OP: NAME
-/// (description)")` with its `op`, `array` and `index`; an `EINTR` that a
-/// signal handler's exception ended is that exception.
+/// (description)")` with its `op`, `array` and `index`.
 fn err(e: tas::Error) -> PyErr {
-    if e.errno == tas::Errno::INTR {
-        if let Some(pending) = PENDING.with(|p| p.borrow_mut().take()) {
-            return pending;
-        }
-    }
     let (array, index) = match e.culprit {
         None => (None, None),
         Some(tas::Culprit::Node(i)) => (Some("node"), Some(i)),
@@ -93,31 +101,63 @@ fn err(e: tas::Error) -> PyErr {
     })
 }
 
+/// `ValueError` for a `what` made by another `Device` than the one it is
+/// used with: its handle means nothing, or something else, in this file.
+fn foreign(what: &str) -> PyErr {
+    PyValueError::new_err(format!("{what} of another Device"))
+}
+
 /// `ValueError` for an object used after its `close()`.
 fn closed() -> PyErr {
     PyValueError::new_err("operation on a closed object")
 }
 
-/// Converts a result of the `tas` crate.
+/// Converts a result of the `tas` crate. The exception that a signal
+/// handler raised during the call comes first: it ended the call (with
+/// `EINTR`), or one of the calls it is made of that the `tas` crate does
+/// not report (trying one device node after another, say).
 fn check<T>(r: tas::Result<T>) -> PyResult<T> {
-    r.map_err(err)
+    match take_pending() {
+        Some(pending) => Err(pending),
+        None => r.map_err(err),
+    }
 }
 
-/// A value of the `tas` crate that borrows a [`tas::Device`], kept together
-/// with the device it borrows, until `close()` drops it.
+/// A value of the `tas` crate that borrows a [`tas::Device`], together with
+/// the device it borrows.
 ///
 /// # Invariants
 ///
-/// The value in `value` borrows `*dev` and nothing else; `dev` keeps the
-/// device at the same address for as long as the value exists: it is
-/// dropped after `value` (fields drop in declaration order), and no clone
-/// of the value's `Arc` outlives the borrow of `self` that [`Owned::get`]
-/// made it under. The `'static` lifetime of the value is never handed out
-/// beyond that borrow.
-struct Owned<T: 'static> {
-    value: Mutex<Option<Arc<T>>>,
+/// `value` borrows `*dev` and nothing else; `dev` keeps the device at the
+/// same address for as long as `value` exists: it is dropped after `value`
+/// (fields drop in declaration order), and whoever holds the `Held` (an
+/// `Arc` of it, however long it lives) holds both. The `'static` lifetime
+/// of `value` is not handed out: `Deref` shortens it to the borrow of the
+/// `Held`.
+struct Held<T: 'static> {
+    value: T,
     dev: Arc<tas::Device>,
 }
+
+impl<T: 'static> std::ops::Deref for Held<T> {
+    type Target = T;
+
+    fn deref(&self) -> &T {
+        &self.value
+    }
+}
+
+impl<T: 'static> Held<T> {
+    /// Whether the value belongs to `dev`.
+    fn of(&self, dev: &Arc<tas::Device>) -> bool {
+        Arc::ptr_eq(&self.dev, dev)
+    }
+}
+
+/// A [`Held`] value until `close()` drops it. A call holds its own `Arc`
+/// of the value, so a `close()` on another thread meanwhile drops the value
+/// (and the kernel object) when that call is done with it.
+struct Owned<T: 'static>(Mutex<Option<Arc<Held<T>>>>);
 
 impl<T: 'static> Owned<T> {
     /// Makes the value with `make`, from a device that lives as long as the
@@ -128,33 +168,32 @@ impl<T: 'static> Owned<T> {
     ) -> PyResult<Self> {
         // SAFETY: the reference points into the `Arc`'s allocation, which
         // does not move and which the clone stored beside the value keeps
-        // alive until after the value is dropped (type invariant).
+        // alive until after the value is dropped (`Held`'s invariant).
         let dev_ref: &'static tas::Device = unsafe { &*Arc::as_ptr(dev) };
         let value = check(make(dev_ref))?;
         // INVARIANT: `value` borrows `dev_ref`, which `dev` keeps alive.
-        Ok(Self {
-            value: Mutex::new(Some(Arc::new(value))),
+        let held = Held {
+            value,
             dev: dev.clone(),
-        })
+        };
+        Ok(Self(Mutex::new(Some(Arc::new(held)))))
     }
 
-    /// The value, or `ValueError` after [`Owned::close`]. The clone lives
-    /// as long as the borrow of `self` (type invariant): a `close()` on
-    /// another thread meanwhile drops the value when this call is done with
-    /// it.
-    fn get(&self) -> PyResult<Arc<T>> {
+    /// The value, or `ValueError` after [`Owned::close`].
+    fn get(&self) -> PyResult<Arc<Held<T>>> {
         self.slot().clone().ok_or_else(closed)
     }
 
-    /// Drops the value (a second call does nothing).
+    /// Drops this object's reference to the value (a second call does
+    /// nothing).
     fn close(&self) {
         let value = self.slot().take();
         drop(value);
     }
 
-    fn slot(&self) -> std::sync::MutexGuard<'_, Option<Arc<T>>> {
+    fn slot(&self) -> std::sync::MutexGuard<'_, Option<Arc<Held<T>>>> {
         // A poisoned lock still holds a valid `Option`.
-        self.value.lock().unwrap_or_else(|e| e.into_inner())
+        self.0.lock().unwrap_or_else(|e| e.into_inner())
     }
 }
 
@@ -219,12 +258,17 @@ enum SyncEntry<'py> {
 }
 
 impl SyncEntry<'_> {
-    fn get(&self) -> PyResult<(tas::SyncPoint, tas::Target)> {
+    /// The entry, for a launch on `dev`.
+    fn get(&self, dev: &Arc<tas::Device>) -> PyResult<(tas::SyncPoint, tas::Target)> {
         let (s, p, n, on_start) = match self {
             SyncEntry::Plain((s, p, n)) => (s, *p, *n, false),
             SyncEntry::Start((s, p, n, on_start)) => (s, *p, *n, *on_start),
         };
-        Ok((s.0.get()?.at(p), sync_target(n, on_start)?))
+        let s = s.0.get()?;
+        if !s.of(dev) {
+            return Err(foreign("syncobj"));
+        }
+        Ok((s.at(p), sync_target(n, on_start)?))
     }
 }
 
@@ -246,8 +290,9 @@ impl DeviceSlot {
 
 /// An open drm/tas device file.
 ///
-/// `Device()` opens the first drm/tas node (render nodes first, by driver
-/// name, on any bus); `Device("/dev/dri/renderD128")` opens a given one.
+/// `Device()` opens the first drm/tas node (render nodes first, found in
+/// sysfs without opening other drivers' nodes);
+/// `Device("/dev/dri/renderD128")` opens a given one.
 /// `close()` (or the end of a `with` block) lets go of the file; the
 /// buffers, syncobjs and templates made by it keep it open until they are
 /// closed too.
@@ -307,14 +352,15 @@ impl Device {
     }
 
     /// Every parameter this kernel knows, as a dict by name.
-    fn params(&self) -> PyResult<Vec<(&'static str, u64)>> {
-        Ok(self
+    fn params(&self) -> PyResult<std::collections::BTreeMap<&'static str, u64>> {
+        let params = self
             .0
             .get()?
             .params()
             .into_iter()
             .filter_map(|(p, v)| v.ok().map(|v| (p.name(), v)))
-            .collect())
+            .collect();
+        check(Ok(params))
     }
 
     /// A zeroed buffer object of `size` bytes.
@@ -379,7 +425,8 @@ impl Device {
     /// `binds` maps buffer slots of the template (`Template.slots`: its
     /// distinct buffers in the order of their first use) to `(bo, offset)`
     /// pairs this launch uses instead, e.g. `{0: (x2, 0)}`; a slot left out
-    /// keeps the template's buffer. Blocks as `submit()` does.
+    /// keeps the template's buffer. Blocks as `submit()` does. Raises
+    /// `ValueError` for a template, syncobj or buffer of another `Device`.
     #[pyo3(signature = (template, waits = Vec::new(), signals = Vec::new(), keep = false,
                         binds = None))]
     fn launch(
@@ -392,18 +439,28 @@ impl Device {
         binds: Option<BindTable<'_>>,
     ) -> PyResult<u64> {
         let dev = self.0.get()?;
-        let enc = |v: &[SyncEntry<'_>]| -> PyResult<Vec<_>> { v.iter().map(|e| e.get()).collect() };
+        let enc =
+            |v: &[SyncEntry<'_>]| -> PyResult<Vec<_>> { v.iter().map(|e| e.get(&dev)).collect() };
         let (w, s) = (enc(&waits)?, enc(&signals)?);
+        let binds = binds.unwrap_or_default();
         let bos = binds
-            .unwrap_or_default()
             .iter()
-            .map(|(slot, (bo, offset))| Ok((*slot, bo.0.get()?, *offset)))
+            .map(|(slot, (bo, offset))| {
+                let bo = bo.0.get()?;
+                match bo.of(&dev) {
+                    true => Ok((*slot, bo, *offset)),
+                    false => Err(foreign("buffer")),
+                }
+            })
             .collect::<PyResult<Vec<_>>>()?;
         let b: Vec<tas::Bind<'_>> = bos
             .iter()
             .map(|(slot, bo, offset)| tas::Bind::new(*slot, bo, *offset))
             .collect();
         let t = template.0.get()?;
+        if !t.of(&dev) {
+            return Err(foreign("template"));
+        }
         let mut flags = tas::SubmitFlags::empty();
         flags.set(tas::SubmitFlags::KEEP, keep);
         check(py.detach(|| dev.launch_bound(&t, &w, &s, &b, flags)))
@@ -445,7 +502,8 @@ impl Bo {
 impl Bo {
     /// Releases the buffer's handle now rather than when the object is garbage
     /// collected; its methods then raise `ValueError`. A second call does
-    /// nothing.
+    /// nothing. A call in progress on another thread (a `wait()`) keeps
+    /// the object until it returns.
     fn close(&self) {
         self.0.close();
     }
@@ -516,7 +574,7 @@ impl Bo {
     fn mmap<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
         let bo = self.0.get()?;
         let offset = check(bo.mmap_offset())?;
-        let fd = self.0.dev.as_fd().as_raw_fd();
+        let fd = bo.dev.as_fd().as_raw_fd();
         let kwargs = PyDict::new(py);
         kwargs.set_item("offset", offset)?;
         py.import("mmap")?
@@ -534,7 +592,8 @@ struct Syncobj(Owned<tas::Syncobj<'static>>);
 impl Syncobj {
     /// Releases the syncobj now rather than when the object is garbage
     /// collected; its methods then raise `ValueError`. A second call does
-    /// nothing.
+    /// nothing. A call in progress on another thread (a `wait()`) keeps
+    /// the object until it returns.
     fn close(&self) {
         self.0.close();
     }
@@ -617,7 +676,8 @@ struct Template(Owned<tas::Template<'static>>);
 impl Template {
     /// Releases the template now rather than when the object is garbage
     /// collected; its methods then raise `ValueError`. A second call does
-    /// nothing.
+    /// nothing. A call in progress on another thread (a `wait()`) keeps
+    /// the object until it returns.
     fn close(&self) {
         self.0.close();
     }
@@ -914,7 +974,13 @@ fn now_ns() -> u64 {
 #[pymodule]
 #[pyo3(name = "_tas")]
 fn tas_module(m: &Bound<'_, PyModule>) -> PyResult<()> {
-    // Ctrl-C and other signals whose handlers raise end blocked calls.
+    // Ctrl-C and other signals whose handlers raise end blocked calls of
+    // the main thread.
+    let threading = m.py().import("threading")?;
+    let main = threading.call_method0("main_thread")?;
+    if threading.call_method0("current_thread")?.is(&main) {
+        let _ = MAIN_THREAD.set(std::thread::current().id());
+    }
     tas::set_interrupt_check(Some(interrupted));
     let error = m.py().get_type::<Error>();
     for attr in ["op", "array", "index"] {

@@ -201,7 +201,7 @@ class DeviceTest(unittest.TestCase):
         cls.rings = cls.dev.param("NUM_RINGS")
 
     def test_params(self):
-        params = dict(self.dev.params())
+        params = self.dev.params()
         self.assertGreaterEqual(params["VERSION"], 4)
         self.assertEqual(params["NUM_RINGS"], self.rings)
         self.assertGreaterEqual(self.rings, 2)
@@ -532,32 +532,69 @@ class DeviceTest(unittest.TestCase):
             self.assertEqual([n.error for n in info.nodes], [None, None])
 
     def test_signal_ends_wait(self):
-        # PEP 475: a signal whose handler raises ends a blocked wait with
-        # that exception (Ctrl-C: KeyboardInterrupt); one whose handler
-        # returns lets the wait go on. A thread signals the syncobj after
-        # 20 s, so that a wait the signals cannot end returns instead of
-        # hanging the test.
+        # PEP 475: a signal whose handler returns lets a blocked wait go on;
+        # one whose handler raises ends it with that exception (Ctrl-C:
+        # KeyboardInterrupt). A thread sends each signal once the main
+        # thread sleeps in the wait's ioctl, and signals the syncobj after 60 s so
+        # that a wait the signals cannot end returns instead of hanging.
         s = self.dev.syncobj()
-        main = threading.get_ident()
-        rescue = threading.Timer(20, s.signal)
-        rescue.start()
+        main, tid = threading.get_ident(), threading.get_native_id()
         seen = []
+
+        def sleeping():
+            # Asleep in an ioctl (x86_64's system call 16), not on a lock.
+            with open(f"/proc/self/task/{tid}/stat") as f:
+                state = f.read().rsplit(")", 1)[1].split()[0]
+            with open(f"/proc/self/task/{tid}/syscall") as f:
+                return state == "S" and f.read().split()[0] == "16"
+
+        def until(cond):
+            deadline = time.monotonic() + 60
+            while not cond() and time.monotonic() < deadline:
+                time.sleep(0.01)
+
+        def signaller():
+            until(sleeping)
+            signal.pthread_kill(main, signal.SIGUSR1)
+            until(lambda: seen and sleeping())
+            time.sleep(0.2)
+            until(sleeping)
+            signal.pthread_kill(main, signal.SIGINT)
+
+        rescue = threading.Timer(60, s.signal)
+        rescue.start()
         old = signal.signal(signal.SIGUSR1, lambda *_: seen.append(1))
+        thread = threading.Thread(target=signaller)
         try:
-            threading.Timer(0.2, signal.pthread_kill, (main, signal.SIGUSR1)).start()
-            threading.Timer(0.5, signal.pthread_kill, (main, signal.SIGINT)).start()
+            thread.start()
             t0 = time.monotonic()
             with self.assertRaises(KeyboardInterrupt):
                 s.wait()
-            self.assertLess(time.monotonic() - t0, 15)
+            self.assertLess(time.monotonic() - t0, 50)
             self.assertEqual(seen, [1])
             # The syncobj was not signalled; the same wait still waits.
             with self.assertRaises(tas.Error) as cm:
                 s.wait(timeout=0.05)
             self.assertEqual(cm.exception.errno, errno.ETIME)
         finally:
-            signal.signal(signal.SIGUSR1, old)
+            thread.join()
             rescue.cancel()
+            signal.signal(signal.SIGUSR1, old)
+
+    def test_objects_of_another_device(self):
+        # Handles belong to their file.
+        other = tas.Device(self.dev.path)
+        g = tas.Graph()
+        g.nop(0)
+        t = self.dev.template(g)
+        with self.assertRaises(ValueError):
+            other.launch(t)
+        t2 = other.template(g)
+        with self.assertRaises(ValueError):
+            other.launch(t2, signals=[tas.Sync(self.dev.syncobj(), 1)])
+        with self.assertRaises(ValueError):
+            other.launch(t2, binds={0: (self.dev.bo(4096), 0)})
+        other.close()
 
     def test_error_names_culprit(self):
         # The kernel's error_array and error_index reach the exception.

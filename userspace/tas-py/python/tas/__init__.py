@@ -7,7 +7,7 @@ modules for frameworks:
   device, read from and written to `.tasg` files, and turned into a
   `tas.Graph` to submit or make a template of;
 - `tas.capture`: PyTorch models traced into such graphs (needs PyTorch:
-  `pip install tas[torch]`).
+  `pip install drm-tas[torch]`).
 
 Every object that holds a kernel resource (`Device`, `Bo`, `Syncobj`,
 `Template`) has `close()` and is a context manager. Errors are `tas.Error`,
@@ -38,7 +38,9 @@ async def wait_async(syncobj: Syncobj, point: int = 0) -> None:
     (0: its binary fence) has signalled, through an eventfd that the kernel
     signals (`DRM_IOCTL_SYNCOBJ_EVENTFD`): no thread blocks, and other
     coroutines run meanwhile. The point may be submitted later. Raises
-    `tas.Error` as `Syncobj.eventfd()` does."""
+    `tas.Error` as `Syncobj.eventfd()` does. A cancelled wait leaves the
+    kernel's registration in place (it holds the eventfd, closed here,
+    until the point signals or the syncobj is destroyed)."""
     loop = asyncio.get_running_loop()
     fd = os.eventfd(0, os.EFD_CLOEXEC | os.EFD_NONBLOCK)
     try:
