@@ -789,27 +789,38 @@ impl File {
         Ok(0)
     }
 
-    /// IOCTL: graph_info: Read the per-node timestamps and errors of a graph.
+    /// IOCTL: graph_info: Read the per-node timestamps and errors of a graph, or with
+    /// `DRM_TAS_GRAPH_INFO_SUMMARY` only whether it is done and its first error.
     pub(crate) fn graph_info(
         _dev: &TasDevice<Registered>,
         _reg_data: &(),
         args: &mut uapi::drm_tas_graph_info,
         file: &drm::File<File>,
     ) -> Result<u32> {
-        if args.flags & !uapi::DRM_TAS_GRAPH_INFO_RELEASE != 0 {
+        const FLAGS: u32 = uapi::DRM_TAS_GRAPH_INFO_RELEASE | uapi::DRM_TAS_GRAPH_INFO_SUMMARY;
+        if args.flags & !FLAGS != 0 || args.pad != 0 {
             return Err(EINVAL);
         }
+        let summary = args.flags & uapi::DRM_TAS_GRAPH_INFO_SUMMARY != 0;
         let this = file.inner();
         let record = this.graphs.lock().find(args.graph_id).ok_or(ENOENT)?;
         let info_size = size_of::<uapi::drm_tas_node_info>();
-        if args.nodes.count as usize != record.nodes.len()
-            || (args.nodes.stride as usize) < info_size
-            || args.nodes.stride > MAX_STRIDE
-        {
+        let nodes = &args.nodes;
+        let malformed = if summary {
+            nodes.ptr != 0 || nodes.count != 0 || nodes.stride != 0
+        } else {
+            nodes.count as usize != record.nodes.len()
+                || (nodes.stride as usize) < info_size
+                || nodes.stride > MAX_STRIDE
+        };
+        if malformed {
             return Err(EINVAL);
         }
         let base = usize::try_from(args.nodes.ptr).map_err(|_| EFAULT)?;
         let mut done = 1;
+        // The failed node that finished first, as (finished_ns, index, error); a node that failed
+        // without a timestamp counts as finished last.
+        let mut first: Option<(u64, usize, i32)> = None;
         for (i, node) in record.nodes.iter().enumerate() {
             let (finished_ns, error) = match &node.finished {
                 Some(fence) => (
@@ -823,6 +834,20 @@ impl File {
             };
             if finished_ns == 0 {
                 done = 0;
+            }
+            if error != 0 {
+                let at = if finished_ns == 0 {
+                    u64::MAX
+                } else {
+                    finished_ns
+                };
+                match first {
+                    Some((t, j, _)) if (t, j) <= (at, i) => {}
+                    _ => first = Some((at, i, error)),
+                }
+            }
+            if summary {
+                continue;
             }
             let info = uapi::drm_tas_node_info {
                 queued_ns: record.queued_ns,
@@ -846,6 +871,10 @@ impl File {
                 .write_slice(bytes)?;
         }
         args.done = done;
+        // Bounded by the node limit of a graph, far below `u32::MAX`.
+        args.node_count = record.nodes.len() as u32;
+        (args.error_node, args.error) =
+            first.map_or((uapi::DRM_TAS_NODE_GRAPH, 0), |(_, i, e)| (i as u32, e));
         // Forgotten only once read completely and done: a failed read or a running graph keeps
         // its record.
         if done == 1 && args.flags & uapi::DRM_TAS_GRAPH_INFO_RELEASE != 0 {

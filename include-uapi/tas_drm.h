@@ -675,6 +675,27 @@ struct drm_tas_graph_info {
 	 * @done: [out] 1 if every node of the graph has finished, else 0.
 	 */
 	__u32 done;
+
+	/** @node_count: [out] The number of nodes of the graph. */
+	__u32 node_count;
+
+	/**
+	 * @error_node: [out] The node whose error came first: of the nodes
+	 * that have finished with an error, the one that finished first (the
+	 * lowest index of those that finished at the same time), which is
+	 * the node that failed rather than one that inherited its error; or
+	 * %DRM_TAS_NODE_GRAPH if no node has failed.
+	 */
+	__u32 error_node;
+
+	/**
+	 * @error: [out] The error of @error_node, a negative errno, or 0 if
+	 * no node has failed.
+	 */
+	__s32 error;
+
+	/** @pad: [in] Zero. */
+	__u32 pad;
 };
 
 /*
@@ -682,6 +703,13 @@ struct drm_tas_graph_info {
  * reading it, if the graph is done.
  */
 #define DRM_TAS_GRAPH_INFO_RELEASE	(1u << 0)
+
+/*
+ * Flag of &drm_tas_graph_info.flags: fill in only @done, @node_count,
+ * @error_node and @error, without the nodes; @nodes must be empty (all
+ * zero). A kernel without it rejects the flag with -EINVAL.
+ */
+#define DRM_TAS_GRAPH_INFO_SUMMARY	(1u << 1)
 
 /**
  * struct drm_tas_template_create - Argument of
@@ -935,12 +963,16 @@ struct drm_tas_host_done {
  *
  *    Read the per-node timestamps and errors of a graph, see
  *    &struct drm_tas_graph_info. Only the known structure is written in
- *    each element. Errors: -ENOENT for an unknown graph (a file keeps the
+ *    each element. With &DRM_TAS_GRAPH_INFO_SUMMARY, read only whether
+ *    the graph is done and its first error, which copies nothing per node:
+ *    what a runtime checks after each step. Errors: -ENOENT for an unknown
+ *    graph (a file keeps the
  *    results of its last 64 graphs, running or not, and of those only the
  *    latest ones with at most 65536 nodes together); -EINVAL for a count that differs
  *    from the graph's node count, a stride below the size of
- *    &struct drm_tas_node_info or above &DRM_TAS_PARAM_MAX_STRIDE, or
- *    unknown flags; -EFAULT for an array that cannot be written.
+ *    &struct drm_tas_node_info or above &DRM_TAS_PARAM_MAX_STRIDE, a
+ *    non-empty @nodes with &DRM_TAS_GRAPH_INFO_SUMMARY, a non-zero pad,
+ *    or unknown flags; -EFAULT for an array that cannot be written.
  *
  *    A graph submitted or launched with &DRM_TAS_SUBMIT_KEEP is not one
  *    of those 64: its record is kept, whatever else the file submits,

@@ -8018,3 +8018,143 @@ TEST_F(tas, wait_slot_free_once_early_node_starts)
 	EXPECT_LT(info[4].finished_ns, info[1].finished_ns);
 	tas_syncobj_destroy(self->fd, syncobj);
 }
+
+/* GRAPH_INFO with DRM_TAS_GRAPH_INFO_SUMMARY: no node copied. */
+static int tas_graph_summary(int fd, __u64 graph_id,
+			     struct drm_tas_graph_info *args)
+{
+	memset(args, 0, sizeof(*args));
+	args->graph_id = graph_id;
+	args->flags = DRM_TAS_GRAPH_INFO_SUMMARY;
+	return tas_ioctl(fd, DRM_IOCTL_TAS_GRAPH_INFO, args);
+}
+
+/*
+ * A graph's summary says whether it is done and names its first failed
+ * node, without its nodes: GPU node 0 -> host node 1 -> GPU node 2, and
+ * GPU node 3 alone. The thread reports -EIO for node 1, which node 2
+ * inherits: the summary names node 1, which failed first, as full
+ * GRAPH_INFO does in the same fields.
+ */
+TEST_F(tas, graph_summary_names_first_error)
+{
+	struct drm_tas_node_info info[4];
+	struct drm_tas_graph_info args;
+	struct drm_tas_sync signals[2];
+	struct drm_tas_node nodes[4];
+	struct drm_tas_edge edges[2];
+	__u32 start, graph_sig;
+	__u64 graph_id;
+
+	ASSERT_EQ(0, tas_syncobj_create(self->fd, 0, &start));
+	ASSERT_EQ(0, tas_syncobj_create(self->fd, 0, &graph_sig));
+	tas_node_init(&nodes[0], 0, DRM_TAS_OP_NOP, TAS_NSEC_PER_MSEC);
+	tas_node_init(&nodes[1], 0, DRM_TAS_OP_HOST, 0);
+	tas_node_init(&nodes[2], 1 % self->num_rings, DRM_TAS_OP_NOP,
+		      TAS_NSEC_PER_MSEC);
+	tas_node_init(&nodes[3], 1 % self->num_rings, DRM_TAS_OP_NOP,
+		      TAS_NSEC_PER_MSEC);
+	tas_edge_init(&edges[0], 0, 1);
+	tas_edge_init(&edges[1], 1, 2);
+	tas_sync_on_start(&signals[0], start, 1, 1);
+	tas_sync_init(&signals[1], graph_sig, DRM_TAS_NODE_GRAPH, 0);
+	ASSERT_EQ(0, tas_submit(self->fd, nodes, 4, edges, 2, NULL, 0, signals,
+				2, &graph_id));
+
+	/* Running: not done, no error yet. */
+	ASSERT_EQ(0, tas_syncobj_timeline_wait(self->fd, start, 1, TAS_WAIT_NS));
+	ASSERT_EQ(0, tas_graph_summary(self->fd, graph_id, &args));
+	EXPECT_EQ(0U, args.done);
+	EXPECT_EQ(4U, args.node_count);
+	EXPECT_EQ(DRM_TAS_NODE_GRAPH, args.error_node);
+	EXPECT_EQ(0, args.error);
+
+	ASSERT_EQ(0, tas_host_done(self->fd, graph_id, 1, -EIO));
+	ASSERT_EQ(0, tas_syncobj_wait_graph(self->fd, graph_sig));
+	ASSERT_EQ(0, tas_graph_summary(self->fd, graph_id, &args));
+	EXPECT_EQ(1U, args.done);
+	EXPECT_EQ(4U, args.node_count);
+	EXPECT_EQ(1U, args.error_node);
+	EXPECT_EQ(-EIO, args.error);
+
+	/* Full GRAPH_INFO fills in the same fields beside the nodes. */
+	memset(&args, 0, sizeof(args));
+	args.graph_id = graph_id;
+	tas_array_init(&args.nodes, info, 4, sizeof(info[0]));
+	ASSERT_EQ(0, tas_ioctl(self->fd, DRM_IOCTL_TAS_GRAPH_INFO, &args));
+	EXPECT_EQ(1U, args.done);
+	EXPECT_EQ(1U, args.error_node);
+	EXPECT_EQ(-EIO, args.error);
+	EXPECT_EQ(-EIO, info[1].error);
+	EXPECT_EQ(-EIO, info[2].error);
+	EXPECT_EQ(0, info[3].error);
+
+	/* The summary releases the record of a done graph, as GRAPH_INFO. */
+	memset(&args, 0, sizeof(args));
+	args.graph_id = graph_id;
+	args.flags = DRM_TAS_GRAPH_INFO_SUMMARY | DRM_TAS_GRAPH_INFO_RELEASE;
+	ASSERT_EQ(0, tas_ioctl(self->fd, DRM_IOCTL_TAS_GRAPH_INFO, &args));
+	EXPECT_EQ(-ENOENT, tas_graph_summary(self->fd, graph_id, &args));
+
+	tas_syncobj_destroy(self->fd, graph_sig);
+	tas_syncobj_destroy(self->fd, start);
+}
+
+/* struct drm_tas_graph_info before the summary's fields. */
+struct tas_graph_info_v1 {
+	__u64 graph_id;
+	struct drm_tas_array nodes;
+	__u32 flags;
+	__u32 done;
+};
+
+/*
+ * A graph without errors; the summary's argument rules; a caller built
+ * against the structure before the summary.
+ */
+TEST_F(tas, graph_summary_rejects_nodes)
+{
+	struct tas_graph_info_v1 v1 = {};
+	struct drm_tas_node_info info;
+	struct drm_tas_graph_info args;
+	struct drm_tas_sync signal;
+	struct drm_tas_node node;
+	__u32 syncobj;
+	__u64 graph_id;
+
+	ASSERT_EQ(0, tas_syncobj_create(self->fd, 0, &syncobj));
+	tas_node_init(&node, 0, DRM_TAS_OP_NOP, TAS_NSEC_PER_MSEC);
+	tas_sync_init(&signal, syncobj, DRM_TAS_NODE_GRAPH, 0);
+	ASSERT_EQ(0, tas_submit(self->fd, &node, 1, NULL, 0, NULL, 0, &signal,
+				1, &graph_id));
+	ASSERT_EQ(0, tas_syncobj_wait_graph(self->fd, syncobj));
+	ASSERT_EQ(0, tas_graph_summary(self->fd, graph_id, &args));
+	EXPECT_EQ(1U, args.done);
+	EXPECT_EQ(1U, args.node_count);
+	EXPECT_EQ(DRM_TAS_NODE_GRAPH, args.error_node);
+	EXPECT_EQ(0, args.error);
+
+	/* Nodes with the summary, a pad, an unknown flag: -EINVAL. */
+	tas_array_init(&args.nodes, &info, 1, sizeof(info));
+	args.flags = DRM_TAS_GRAPH_INFO_SUMMARY;
+	EXPECT_EQ(-EINVAL, tas_ioctl(self->fd, DRM_IOCTL_TAS_GRAPH_INFO, &args));
+	memset(&args.nodes, 0, sizeof(args.nodes));
+	args.pad = 1;
+	EXPECT_EQ(-EINVAL, tas_ioctl(self->fd, DRM_IOCTL_TAS_GRAPH_INFO, &args));
+	args.pad = 0;
+	args.flags = DRM_TAS_GRAPH_INFO_SUMMARY << 1;
+	EXPECT_EQ(-EINVAL, tas_ioctl(self->fd, DRM_IOCTL_TAS_GRAPH_INFO, &args));
+	args.flags = DRM_TAS_GRAPH_INFO_SUMMARY;
+	EXPECT_EQ(0, tas_ioctl(self->fd, DRM_IOCTL_TAS_GRAPH_INFO, &args));
+
+	v1.graph_id = graph_id;
+	tas_array_init(&v1.nodes, &info, 1, sizeof(info));
+	ASSERT_EQ(0, tas_ioctl(self->fd,
+			       DRM_IOWR(DRM_COMMAND_BASE + DRM_TAS_GRAPH_INFO,
+					struct tas_graph_info_v1), &v1));
+	EXPECT_EQ(1U, v1.done);
+	EXPECT_EQ(0, info.error);
+	EXPECT_NE(0ULL, info.finished_ns);
+
+	tas_syncobj_destroy(self->fd, syncobj);
+}
