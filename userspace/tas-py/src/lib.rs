@@ -408,6 +408,21 @@ impl Device {
         GraphInfo::new(py, check(info)?)
     }
 
+    /// Whether graph `graph_id` is done and which node failed first, without
+    /// its nodes (`GRAPH_INFO` with `DRM_TAS_GRAPH_INFO_SUMMARY`): the
+    /// check a runtime makes after each step. With `release`, the record is
+    /// forgotten if the graph is done.
+    #[pyo3(signature = (graph_id, release = false))]
+    fn graph_summary(&self, graph_id: u64, release: bool) -> PyResult<GraphSummary> {
+        let s = check(self.0.get()?.graph_summary(graph_id, release))?;
+        Ok(GraphSummary {
+            done: s.done,
+            node_count: s.node_count,
+            error_node: s.failed.map(|(n, _)| n.index()),
+            error: s.failed.map(|(_, e)| e.raw_os_error()),
+        })
+    }
+
     /// Makes `graph` (nodes and edges only) a template, launched with
     /// `launch()`.
     fn template(&self, graph: &Graph) -> PyResult<Template> {
@@ -964,6 +979,28 @@ impl GraphInfo {
     }
 }
 
+/// Whether a graph is done, its node count, and the node that failed first
+/// (of the failed nodes, the one that finished first: the node that failed
+/// rather than a successor that inherited its error) with its errno, or
+/// `None` for both.
+#[pyclass(frozen, get_all, module = "tas")]
+struct GraphSummary {
+    done: bool,
+    node_count: u32,
+    error_node: Option<u32>,
+    error: Option<i32>,
+}
+
+#[pymethods]
+impl GraphSummary {
+    fn __repr__(&self) -> String {
+        format!(
+            "GraphSummary(done={}, node_count={}, error_node={:?}, error={:?})",
+            self.done, self.node_count, self.error_node, self.error
+        )
+    }
+}
+
 /// CLOCK_MONOTONIC in nanoseconds, the clock of `NodeInfo`.
 #[pyfunction]
 fn now_ns() -> u64 {
@@ -993,6 +1030,7 @@ fn tas_module(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<Syncobj>()?;
     m.add_class::<Template>()?;
     m.add_class::<GraphInfo>()?;
+    m.add_class::<GraphSummary>()?;
     m.add_class::<NodeInfo>()?;
     m.add_function(wrap_pyfunction!(now_ns, m)?)?;
     m.add("DRIVER_NAME", tas::DRIVER_NAME)?;

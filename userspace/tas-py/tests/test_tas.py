@@ -497,6 +497,30 @@ class DeviceTest(unittest.TestCase):
         self.assertEqual(b.started_ns, 0)
         self.assertNotEqual(b.finished_ns, 0)
 
+    def test_graph_summary(self):
+        # The first failed node and its errno, without the nodes: the host
+        # node's error, not its successor's inherited one.
+        start, done = self.dev.syncobj(), self.dev.syncobj()
+        g = tas.Graph()
+        gpu = g.nop(0, MS)
+        host = g.host()
+        nxt = g.nop(1, MS)
+        g.edge(gpu, host)
+        g.edge(host, nxt)
+        g.signal(start, 1, node=host, on_start=True)
+        g.signal(done, 1)
+        gid = self.dev.submit(g)
+        start.wait(1, timeout=30)
+        s = self.dev.graph_summary(gid)
+        self.assertEqual((s.done, s.node_count, s.error_node, s.error), (False, 3, None, None))
+        self.dev.host_done(gid, host, errno.EIO)
+        done.wait(1, timeout=30)
+        s = self.dev.graph_summary(gid, release=True)
+        self.assertEqual((s.done, s.node_count, s.error_node, s.error), (True, 3, host, errno.EIO))
+        with self.assertRaises(tas.Error) as cm:
+            self.dev.graph_summary(gid)
+        self.assertEqual(cm.exception.errno, errno.ENOENT)
+
     def test_host_node_rejected(self):
         # The stock dispatch has no release step; a start point is only for
         # a host node. The kernel names the node or the signal.

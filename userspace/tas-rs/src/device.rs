@@ -192,6 +192,34 @@ pub struct GraphInfo {
     pub nodes: Vec<NodeInfo>,
     /// Whether every node of the graph has finished.
     pub done: bool,
+    /// The node that failed first and its error (see
+    /// [`GraphSummary::failed`]).
+    pub failed: Option<(NodeId, Errno)>,
+}
+
+/// Whether a graph is done and its first error, from
+/// [`Device::graph_summary`], which copies nothing per node.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct GraphSummary {
+    /// Whether every node of the graph has finished.
+    pub done: bool,
+    /// The number of nodes of the graph.
+    pub node_count: u32,
+    /// The node that failed first and its error: of the nodes that have
+    /// finished with an error, the one that finished first (the lowest
+    /// index among equals), which is the node that failed rather than a
+    /// successor that inherited its error; `None` if no node has failed.
+    pub failed: Option<(NodeId, Errno)>,
+}
+
+/// The first failed node of a `GRAPH_INFO` result.
+fn failed(args: &drm_tas_graph_info) -> Option<(NodeId, Errno)> {
+    (args.error_node != DRM_TAS_NODE_GRAPH && args.error != 0).then(|| {
+        (
+            NodeId::from_index(args.error_node),
+            Errno::from_raw_os_error(args.error.wrapping_neg()),
+        )
+    })
 }
 
 impl GraphInfo {
@@ -457,6 +485,37 @@ impl Device {
         Ok(GraphInfo {
             nodes: infos.iter().map(NodeInfo::from_raw).collect(),
             done: args.done != 0,
+            failed: failed(&args),
+        })
+    }
+
+    /// Whether graph `graph_id` is done, and which node failed first with
+    /// which error (`DRM_IOCTL_TAS_GRAPH_INFO` with
+    /// `DRM_TAS_GRAPH_INFO_SUMMARY`): what a runtime checks after each
+    /// step, without the per-node copy of [`Device::graph_info`] and
+    /// without knowing the node count. With `release`, the record is
+    /// forgotten if the graph is done, as [`Device::release_graph`] does.
+    ///
+    /// Errors (op `"GRAPH_INFO"`): `ENOENT` for an unknown graph (as for
+    /// [`Device::graph_info`]); `EINVAL` from a kernel without the summary.
+    pub fn graph_summary(&self, graph_id: u64, release: bool) -> Result<GraphSummary> {
+        let mut args = drm_tas_graph_info {
+            graph_id,
+            flags: DRM_TAS_GRAPH_INFO_SUMMARY
+                | if release {
+                    DRM_TAS_GRAPH_INFO_RELEASE
+                } else {
+                    0
+                },
+            ..Default::default()
+        };
+        // SAFETY: the nodes array is empty (all zero): the kernel reads and
+        // writes no element.
+        unsafe { ioctl::graph_info(self.as_fd(), &mut args) }?;
+        Ok(GraphSummary {
+            done: args.done != 0,
+            node_count: args.node_count,
+            failed: failed(&args),
         })
     }
 
@@ -799,8 +858,21 @@ mod tests {
         let g = GraphInfo {
             nodes: vec![ok, n],
             done: true,
+            failed: None,
         };
         assert_eq!(g.first_error(), Some(Errno::TIMEDOUT));
+    }
+
+    #[test]
+    fn failed_node() {
+        let mut args = drm_tas_graph_info {
+            error_node: DRM_TAS_NODE_GRAPH,
+            ..Default::default()
+        };
+        assert_eq!(failed(&args), None);
+        args.error_node = 3;
+        args.error = -5;
+        assert_eq!(failed(&args), Some((NodeId::from_index(3), Errno::IO)));
     }
 
     #[test]

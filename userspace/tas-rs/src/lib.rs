@@ -14,7 +14,7 @@ mod sysfs;
 pub mod uapi;
 
 pub use bo::{Bo, Mapping};
-pub use device::{Bind, Device, GraphInfo, NodeInfo, Param, Template, DRIVER_NAME};
+pub use device::{Bind, Device, GraphInfo, GraphSummary, NodeInfo, Param, Template, DRIVER_NAME};
 pub use error::{errno_name, Culprit, Error, Result};
 pub use graph::{
     BufRange, Class, Graph, Node, NodeId, Op, OpFields, SubmitFlags, SyncPoint, Target,

@@ -290,6 +290,11 @@ pub const DRM_TAS_SUBMIT_KEEP: u32 = 1 << 1;
 /// reading it, if the graph is done.
 pub const DRM_TAS_GRAPH_INFO_RELEASE: u32 = 1 << 0;
 
+/// Flag of [`drm_tas_graph_info::flags`]: fill in only `done`,
+/// `node_count`, `error_node` and `error`, without the nodes (`nodes`
+/// empty). A kernel without it rejects the flag with `EINVAL`.
+pub const DRM_TAS_GRAPH_INFO_SUMMARY: u32 = 1 << 1;
+
 /// Argument of `DRM_IOCTL_TAS_SUBMIT_GRAPH`.
 #[repr(C)]
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -355,10 +360,21 @@ pub struct drm_tas_graph_info {
     /// \[in\] [`drm_tas_node_info`] array to fill in, with exactly as many
     /// entries as the graph has nodes.
     pub nodes: drm_tas_array,
-    /// \[in\] Zero, or [`DRM_TAS_GRAPH_INFO_RELEASE`].
+    /// \[in\] Zero, or [`DRM_TAS_GRAPH_INFO_RELEASE`] and
+    /// [`DRM_TAS_GRAPH_INFO_SUMMARY`].
     pub flags: u32,
     /// \[out\] 1 if every node of the graph has finished, else 0.
     pub done: u32,
+    /// \[out\] The number of nodes of the graph.
+    pub node_count: u32,
+    /// \[out\] The node that failed first (of the failed nodes, the one
+    /// that finished first, the lowest index among equals), or
+    /// [`DRM_TAS_NODE_GRAPH`] if none has.
+    pub error_node: u32,
+    /// \[out\] Its error, a negative errno, or 0.
+    pub error: i32,
+    /// \[in\] Zero.
+    pub pad: u32,
 }
 
 /// Argument of `DRM_IOCTL_TAS_TEMPLATE_CREATE`.
@@ -519,7 +535,7 @@ const _: () = assert!(size_of::<drm_tas_sync>() == 24);
 const _: () = assert!(size_of::<drm_tas_array>() == 16);
 const _: () = assert!(size_of::<drm_tas_submit_graph>() == 96);
 const _: () = assert!(size_of::<drm_tas_node_info>() == 48);
-const _: () = assert!(size_of::<drm_tas_graph_info>() == 32);
+const _: () = assert!(size_of::<drm_tas_graph_info>() == 48);
 const _: () = assert!(size_of::<drm_tas_template_create>() == 64);
 const _: () = assert!(size_of::<drm_tas_bind>() == 16);
 const _: () = assert!(size_of::<drm_tas_template_launch>() == 72);
@@ -541,7 +557,7 @@ mod tests {
         assert_eq!(u64::from(DRM_IOCTL_TAS_BO_MMAP_OFFSET), expect(2, 16));
         assert_eq!(u64::from(DRM_IOCTL_TAS_SUBMIT_GRAPH), 0xC060_6443);
         assert_eq!(u64::from(DRM_IOCTL_TAS_SUBMIT_GRAPH), expect(3, 96));
-        assert_eq!(u64::from(DRM_IOCTL_TAS_GRAPH_INFO), expect(4, 32));
+        assert_eq!(u64::from(DRM_IOCTL_TAS_GRAPH_INFO), expect(4, 48));
         assert_eq!(u64::from(DRM_IOCTL_TAS_TEMPLATE_CREATE), expect(5, 64));
         assert_eq!(u64::from(DRM_IOCTL_TAS_TEMPLATE_LAUNCH), expect(6, 72));
         assert_eq!(u64::from(DRM_IOCTL_TAS_TEMPLATE_DESTROY), expect(7, 8));

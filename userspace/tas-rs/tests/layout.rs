@@ -133,7 +133,11 @@ fn structs() -> Vec<Struct> {
             graph_id,
             nodes,
             flags,
-            done
+            done,
+            node_count,
+            error_node,
+            error,
+            pad
         }),
         layout!(drm_tas_template_create {
             extensions,
@@ -212,6 +216,7 @@ fn constants() -> Vec<(&'static str, u64)> {
         DRM_TAS_SUBMIT_FIFO,
         DRM_TAS_SUBMIT_KEEP,
         DRM_TAS_GRAPH_INFO_RELEASE,
+        DRM_TAS_GRAPH_INFO_SUMMARY,
         DRM_TAS_ERROR_NONE,
         DRM_TAS_ERROR_NODES,
         DRM_TAS_ERROR_EDGES,
