@@ -970,7 +970,7 @@ static void do_graph_info(struct fuzz_thread *t)
 	gi.nodes.count = n;
 	gi.nodes.stride = stride;
 	check = true;
-	switch (one_in(t, 4) ? rnd_below(t, 6) : 6) {
+	switch (one_in(t, 4) ? rnd_below(t, 7) : 7) {
 	case 0:
 		t->what = "info count";
 		gi.nodes.count = n + 1 + rnd_below(t, 3);
@@ -1000,11 +1000,26 @@ static void do_graph_info(struct fuzz_thread *t)
 		gi.nodes.stride = stride + 16;
 		check = false;
 		break;
+	case 6:
+		t->what = "info summary";
+		gi.flags = DRM_TAS_GRAPH_INFO_SUMMARY;
+		memset(&gi.nodes, 0, sizeof(gi.nodes));
+		n = 0;
+		break;
 	default:
 		break;
 	}
 	if (xioctl(t, IOC_GRAPH_INFO, &gi) || !check)
 		return;
+	/* The first failed node: an error the header names, or none. */
+	if (!node_error_ok(gi.error) || !gi.error != (gi.error_node == DRM_TAS_NODE_GRAPH)) {
+		atomic_fetch_add(&sh->node_error_violations, 1);
+		fprintf(stderr,
+			"tas-fuzz: VIOLATION: GRAPH_INFO: graph %llu first error %d at node %u (seed %llu, slot %u, thread %u)\n",
+			(unsigned long long)gi.graph_id, gi.error, gi.error_node, seed, t->slot,
+			t->index);
+		return;
+	}
 	for (i = 0; i < n; i++) {
 		struct drm_tas_node_info *ni = (void *)(t->info_arena + (size_t)i * stride);
 
