@@ -802,18 +802,18 @@ impl File {
             return Err(EINVAL);
         }
         let summary = args.flags & uapi::DRM_TAS_GRAPH_INFO_SUMMARY != 0;
+        let nodes = &args.nodes;
+        if summary && (nodes.ptr != 0 || nodes.count != 0 || nodes.stride != 0) {
+            return Err(EINVAL);
+        }
         let this = file.inner();
         let record = this.graphs.lock().find(args.graph_id).ok_or(ENOENT)?;
         let info_size = size_of::<uapi::drm_tas_node_info>();
-        let nodes = &args.nodes;
-        let malformed = if summary {
-            nodes.ptr != 0 || nodes.count != 0 || nodes.stride != 0
-        } else {
-            nodes.count as usize != record.nodes.len()
+        if !summary
+            && (nodes.count as usize != record.nodes.len()
                 || (nodes.stride as usize) < info_size
-                || nodes.stride > MAX_STRIDE
-        };
-        if malformed {
+                || nodes.stride > MAX_STRIDE)
+        {
             return Err(EINVAL);
         }
         let base = usize::try_from(args.nodes.ptr).map_err(|_| EFAULT)?;

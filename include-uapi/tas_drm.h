@@ -664,11 +664,15 @@ struct drm_tas_graph_info {
 	/**
 	 * @nodes: [in] &struct drm_tas_node_info array to fill in, with as
 	 * many entries as the graph has nodes (count) and a stride of at
-	 * least the size of &struct drm_tas_node_info.
+	 * least the size of &struct drm_tas_node_info; empty (all zero) with
+	 * &DRM_TAS_GRAPH_INFO_SUMMARY.
 	 */
 	struct drm_tas_array nodes;
 
-	/** @flags: [in] Zero, or &DRM_TAS_GRAPH_INFO_RELEASE. */
+	/**
+	 * @flags: [in] Zero, or &DRM_TAS_GRAPH_INFO_RELEASE and
+	 * &DRM_TAS_GRAPH_INFO_SUMMARY.
+	 */
 	__u32 flags;
 
 	/**
@@ -680,11 +684,15 @@ struct drm_tas_graph_info {
 	__u32 node_count;
 
 	/**
-	 * @error_node: [out] The node whose error came first: of the nodes
-	 * that have finished with an error, the one that finished first (the
-	 * lowest index of those that finished at the same time), which is
-	 * the node that failed rather than one that inherited its error; or
-	 * %DRM_TAS_NODE_GRAPH if no node has failed.
+	 * @error_node: [out] Of the nodes that have finished with an error,
+	 * the one with the earliest &drm_tas_node_info.finished_ns (the
+	 * lowest index among equal ones), or %DRM_TAS_NODE_GRAPH if none has.
+	 * It is mostly the node that failed, as the nodes that inherit its
+	 * error finish after it; but a node can inherit an error from a wait
+	 * (every node that waits on a failed fence does), and the successor
+	 * of a node that timed out can be reported before it. Final once
+	 * @done is 1. A kernel without &DRM_TAS_GRAPH_INFO_SUMMARY leaves
+	 * @node_count, @error_node and @error as the caller passed them.
 	 */
 	__u32 error_node;
 
@@ -707,7 +715,10 @@ struct drm_tas_graph_info {
 /*
  * Flag of &drm_tas_graph_info.flags: fill in only @done, @node_count,
  * @error_node and @error, without the nodes; @nodes must be empty (all
- * zero). A kernel without it rejects the flag with -EINVAL.
+ * zero). The kernel walks the graph's record (one read per node) but
+ * copies nothing per node. A kernel without it rejects the flag with
+ * -EINVAL before it looks the graph up; one with it answers -ENOENT for
+ * an unknown graph, which is how userspace probes for it.
  */
 #define DRM_TAS_GRAPH_INFO_SUMMARY	(1u << 1)
 

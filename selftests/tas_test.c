@@ -8031,10 +8031,10 @@ static int tas_graph_summary(int fd, __u64 graph_id,
 
 /*
  * A graph's summary says whether it is done and names its first failed
- * node, without its nodes: GPU node 0 -> host node 1 -> GPU node 2, and
- * GPU node 3 alone. The thread reports -EIO for node 1, which node 2
- * inherits: the summary names node 1, which failed first, as full
- * GRAPH_INFO does in the same fields.
+ * node, without its nodes: GPU node 1 -> host node 3 -> GPU node 0, and
+ * GPU node 2 alone. The thread reports -EIO for node 3, which node 0
+ * inherits: the summary names node 3, which failed first, not node 0,
+ * which has the lower index, as full GRAPH_INFO does in the same fields.
  */
 TEST_F(tas, graph_summary_names_first_error)
 {
@@ -8048,15 +8048,15 @@ TEST_F(tas, graph_summary_names_first_error)
 
 	ASSERT_EQ(0, tas_syncobj_create(self->fd, 0, &start));
 	ASSERT_EQ(0, tas_syncobj_create(self->fd, 0, &graph_sig));
-	tas_node_init(&nodes[0], 0, DRM_TAS_OP_NOP, TAS_NSEC_PER_MSEC);
-	tas_node_init(&nodes[1], 0, DRM_TAS_OP_HOST, 0);
+	tas_node_init(&nodes[0], 1 % self->num_rings, DRM_TAS_OP_NOP,
+		      TAS_NSEC_PER_MSEC);
+	tas_node_init(&nodes[1], 0, DRM_TAS_OP_NOP, TAS_NSEC_PER_MSEC);
 	tas_node_init(&nodes[2], 1 % self->num_rings, DRM_TAS_OP_NOP,
 		      TAS_NSEC_PER_MSEC);
-	tas_node_init(&nodes[3], 1 % self->num_rings, DRM_TAS_OP_NOP,
-		      TAS_NSEC_PER_MSEC);
-	tas_edge_init(&edges[0], 0, 1);
-	tas_edge_init(&edges[1], 1, 2);
-	tas_sync_on_start(&signals[0], start, 1, 1);
+	tas_node_init(&nodes[3], 0, DRM_TAS_OP_HOST, 0);
+	tas_edge_init(&edges[0], 1, 3);
+	tas_edge_init(&edges[1], 3, 0);
+	tas_sync_on_start(&signals[0], start, 3, 1);
 	tas_sync_init(&signals[1], graph_sig, DRM_TAS_NODE_GRAPH, 0);
 	ASSERT_EQ(0, tas_submit(self->fd, nodes, 4, edges, 2, NULL, 0, signals,
 				2, &graph_id));
@@ -8069,12 +8069,12 @@ TEST_F(tas, graph_summary_names_first_error)
 	EXPECT_EQ(DRM_TAS_NODE_GRAPH, args.error_node);
 	EXPECT_EQ(0, args.error);
 
-	ASSERT_EQ(0, tas_host_done(self->fd, graph_id, 1, -EIO));
+	ASSERT_EQ(0, tas_host_done(self->fd, graph_id, 3, -EIO));
 	ASSERT_EQ(0, tas_syncobj_wait_graph(self->fd, graph_sig));
 	ASSERT_EQ(0, tas_graph_summary(self->fd, graph_id, &args));
 	EXPECT_EQ(1U, args.done);
 	EXPECT_EQ(4U, args.node_count);
-	EXPECT_EQ(1U, args.error_node);
+	EXPECT_EQ(3U, args.error_node);
 	EXPECT_EQ(-EIO, args.error);
 
 	/* Full GRAPH_INFO fills in the same fields beside the nodes. */
@@ -8083,11 +8083,14 @@ TEST_F(tas, graph_summary_names_first_error)
 	tas_array_init(&args.nodes, info, 4, sizeof(info[0]));
 	ASSERT_EQ(0, tas_ioctl(self->fd, DRM_IOCTL_TAS_GRAPH_INFO, &args));
 	EXPECT_EQ(1U, args.done);
-	EXPECT_EQ(1U, args.error_node);
+	EXPECT_EQ(4U, args.node_count);
+	EXPECT_EQ(3U, args.error_node);
 	EXPECT_EQ(-EIO, args.error);
-	EXPECT_EQ(-EIO, info[1].error);
-	EXPECT_EQ(-EIO, info[2].error);
-	EXPECT_EQ(0, info[3].error);
+	EXPECT_EQ(-EIO, info[3].error);
+	EXPECT_EQ(-EIO, info[0].error);
+	EXPECT_LE(info[3].finished_ns, info[0].finished_ns);
+	EXPECT_EQ(0, info[1].error);
+	EXPECT_EQ(0, info[2].error);
 
 	/* The summary releases the record of a done graph, as GRAPH_INFO. */
 	memset(&args, 0, sizeof(args));
@@ -8114,7 +8117,11 @@ struct tas_graph_info_v1 {
  */
 TEST_F(tas, graph_summary_rejects_nodes)
 {
-	struct tas_graph_info_v1 v1 = {};
+	/* The kernel writes back no more than the caller's structure. */
+	struct {
+		struct tas_graph_info_v1 args;
+		__u64 canary;
+	} v1 = { .canary = 0xa5a5a5a5a5a5a5a5ULL };
 	struct drm_tas_node_info info;
 	struct drm_tas_graph_info args;
 	struct drm_tas_sync signal;
@@ -8146,13 +8153,16 @@ TEST_F(tas, graph_summary_rejects_nodes)
 	EXPECT_EQ(-EINVAL, tas_ioctl(self->fd, DRM_IOCTL_TAS_GRAPH_INFO, &args));
 	args.flags = DRM_TAS_GRAPH_INFO_SUMMARY;
 	EXPECT_EQ(0, tas_ioctl(self->fd, DRM_IOCTL_TAS_GRAPH_INFO, &args));
+	/* The probe: an unknown graph is -ENOENT, not -EINVAL. */
+	EXPECT_EQ(-ENOENT, tas_graph_summary(self->fd, ~0ULL, &args));
 
-	v1.graph_id = graph_id;
-	tas_array_init(&v1.nodes, &info, 1, sizeof(info));
+	v1.args.graph_id = graph_id;
+	tas_array_init(&v1.args.nodes, &info, 1, sizeof(info));
 	ASSERT_EQ(0, tas_ioctl(self->fd,
 			       DRM_IOWR(DRM_COMMAND_BASE + DRM_TAS_GRAPH_INFO,
-					struct tas_graph_info_v1), &v1));
-	EXPECT_EQ(1U, v1.done);
+					struct tas_graph_info_v1), &v1.args));
+	EXPECT_EQ(1U, v1.args.done);
+	EXPECT_EQ(0xa5a5a5a5a5a5a5a5ULL, v1.canary);
 	EXPECT_EQ(0, info.error);
 	EXPECT_NE(0ULL, info.finished_ns);
 

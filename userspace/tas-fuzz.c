@@ -1012,7 +1012,8 @@ static void do_graph_info(struct fuzz_thread *t)
 	if (xioctl(t, IOC_GRAPH_INFO, &gi) || !check)
 		return;
 	/* The first failed node: an error the header names, or none. */
-	if (!node_error_ok(gi.error) || !gi.error != (gi.error_node == DRM_TAS_NODE_GRAPH)) {
+	if (!node_error_ok(gi.error) || !gi.error != (gi.error_node == DRM_TAS_NODE_GRAPH) ||
+	    (gi.error && gi.error_node >= gi.node_count) || (check && n && gi.node_count != n)) {
 		atomic_fetch_add(&sh->node_error_violations, 1);
 		fprintf(stderr,
 			"tas-fuzz: VIOLATION: GRAPH_INFO: graph %llu first error %d at node %u (seed %llu, slot %u, thread %u)\n",

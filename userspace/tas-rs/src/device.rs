@@ -223,10 +223,30 @@ fn failed(args: &drm_tas_graph_info) -> Option<(NodeId, Errno)> {
 }
 
 impl GraphInfo {
-    /// The first node error, in node order.
+    /// The error of the lowest-indexed failed node, in node order; see
+    /// [`GraphInfo::failed`] for the one that finished first.
     pub fn first_error(&self) -> Option<Errno> {
         self.nodes.iter().find_map(|n| n.error)
     }
+}
+
+/// The failed node that finished first (the lowest index among equal
+/// times), from the nodes, as the kernel computes it for a kernel that
+/// does not fill in `error_node` (its `node_count` is left 0).
+fn earliest_failed(nodes: &[NodeInfo]) -> Option<(NodeId, Errno)> {
+    let (i, n) = nodes
+        .iter()
+        .enumerate()
+        .filter(|(_, n)| n.error.is_some())
+        .min_by_key(|(i, n)| {
+            let at = if n.finished_ns == 0 {
+                u64::MAX
+            } else {
+                n.finished_ns
+            };
+            (at, *i)
+        })?;
+    Some((NodeId::from_index(i as u32), n.error?))
 }
 
 /// The `error` of `struct drm_tas_host_done`: 0, or the negative errno.
@@ -482,10 +502,15 @@ impl Device {
         // during the call; the kernel writes at most `count` of them, each
         // within its `stride`.
         unsafe { ioctl::graph_info(self.as_fd(), &mut args) }?;
+        let nodes: Vec<NodeInfo> = infos.iter().map(NodeInfo::from_raw).collect();
+        let failed = match args.node_count {
+            0 => earliest_failed(&nodes),
+            _ => failed(&args),
+        };
         Ok(GraphInfo {
-            nodes: infos.iter().map(NodeInfo::from_raw).collect(),
+            nodes,
             done: args.done != 0,
-            failed: failed(&args),
+            failed,
         })
     }
 
@@ -873,6 +898,27 @@ mod tests {
         args.error_node = 3;
         args.error = -5;
         assert_eq!(failed(&args), Some((NodeId::from_index(3), Errno::IO)));
+        // Without the kernel's answer: the earliest finish, then the index.
+        let node = |finished_ns, error| NodeInfo {
+            finished_ns,
+            error,
+            ..NodeInfo::from_raw(&drm_tas_node_info::default())
+        };
+        let nodes = [
+            node(30, Some(Errno::IO)),
+            node(10, None),
+            node(20, Some(Errno::TIMEDOUT)),
+            node(20, Some(Errno::CANCELED)),
+        ];
+        assert_eq!(
+            earliest_failed(&nodes),
+            Some((NodeId::from_index(2), Errno::TIMEDOUT))
+        );
+        assert_eq!(
+            earliest_failed(&nodes[..2]),
+            Some((NodeId::from_index(0), Errno::IO))
+        );
+        assert_eq!(earliest_failed(&nodes[1..2]), None);
     }
 
     #[test]

@@ -151,6 +151,8 @@ class NodeInfo:
 
 @final
 class GraphSummary:
+    # error is a positive errno (errno.EIO), as NodeInfo.error and
+    # tas.Error.errno are; the uAPI field is negative.
     @property
     def done(self) -> bool: ...
     @property
