@@ -315,14 +315,7 @@ impl Mapping<'_> {
     ///
     /// If the words are beyond the mapping.
     pub fn read_u32s(&self, index: usize, out: &mut [u32]) {
-        let offset = self.words(index, out.len());
-        for (i, v) in out.iter_mut().enumerate() {
-            // SAFETY: the word is within the live, readable mapping
-            // (checked above), and aligned: the mapping starts on a page and
-            // its offset is a multiple of 4.
-            let w = unsafe { self.at(offset + 4 * i).cast::<u32>().read_volatile() };
-            *v = u32::from_le(w);
-        }
+        self.load_words(index, out, |w| w);
     }
 
     /// Stores `data` little-endian from word index `index` on, one
@@ -332,16 +325,7 @@ impl Mapping<'_> {
     ///
     /// If the words are beyond the mapping.
     pub fn write_u32s(&mut self, index: usize, data: &[u32]) {
-        let offset = self.words(index, data.len());
-        for (i, v) in data.iter().enumerate() {
-            // SAFETY: as in `read_u32s`; the mapping is writable, and
-            // `&mut self` is the process's only writer.
-            unsafe {
-                self.at(offset + 4 * i)
-                    .cast::<u32>()
-                    .write_volatile(v.to_le())
-            };
-        }
+        self.store_words(index, data, |v| v);
     }
 
     /// Copies the little-endian IEEE 754 single-precision numbers from
@@ -352,12 +336,7 @@ impl Mapping<'_> {
     ///
     /// If the words are beyond the mapping.
     pub fn read_f32s(&self, index: usize, out: &mut [f32]) {
-        let offset = self.words(index, out.len());
-        for (i, v) in out.iter_mut().enumerate() {
-            // SAFETY: as in `read_u32s`.
-            let w = unsafe { self.at(offset + 4 * i).cast::<u32>().read_volatile() };
-            *v = f32::from_bits(u32::from_le(w));
-        }
+        self.load_words(index, out, f32::from_bits);
     }
 
     /// Stores `data` as little-endian IEEE 754 single-precision numbers
@@ -368,13 +347,33 @@ impl Mapping<'_> {
     ///
     /// If the words are beyond the mapping.
     pub fn write_f32s(&mut self, index: usize, data: &[f32]) {
+        self.store_words(index, data, f32::to_bits);
+    }
+
+    /// Fills `out` from the little-endian 32-bit words from word index
+    /// `index` on, one volatile load each, each word converted by `from`.
+    fn load_words<T>(&self, index: usize, out: &mut [T], from: impl Fn(u32) -> T) {
+        let offset = self.words(index, out.len());
+        for (i, v) in out.iter_mut().enumerate() {
+            // SAFETY: the word is within the live, readable mapping
+            // (checked above), and aligned: the mapping starts on a page and
+            // its offset is a multiple of 4.
+            let w = unsafe { self.at(offset + 4 * i).cast::<u32>().read_volatile() };
+            *v = from(u32::from_le(w));
+        }
+    }
+
+    /// Stores `data` little-endian from word index `index` on, one
+    /// volatile store each, each value converted by `to`.
+    fn store_words<T: Copy>(&mut self, index: usize, data: &[T], to: impl Fn(T) -> u32) {
         let offset = self.words(index, data.len());
-        for (i, v) in data.iter().enumerate() {
-            // SAFETY: as in `write_u32s`.
+        for (i, &v) in data.iter().enumerate() {
+            // SAFETY: as in `load_words`; the mapping is writable, and
+            // `&mut self` is the process's only writer.
             unsafe {
                 self.at(offset + 4 * i)
                     .cast::<u32>()
-                    .write_volatile(v.to_bits().to_le())
+                    .write_volatile(to(v).to_le())
             };
         }
     }
