@@ -710,7 +710,9 @@ impl File {
         file: &drm::File<File>,
         blame: &mut Blame,
     ) -> Result<u32> {
-        if args.flags & !(uapi::DRM_TAS_SUBMIT_KEEP | uapi::DRM_TAS_LAUNCH_BINDS) != 0 {
+        const FLAGS: u32 =
+            uapi::DRM_TAS_SUBMIT_KEEP | uapi::DRM_TAS_LAUNCH_BINDS | uapi::DRM_TAS_LAUNCH_ORDERED;
+        if args.flags & !FLAGS != 0 {
             return Err(EINVAL);
         }
         // Binds only with the flag, which an older kernel rejects instead of ignoring the binds.
@@ -719,6 +721,7 @@ impl File {
             return Err(EINVAL);
         }
         let keep = args.flags & uapi::DRM_TAS_SUBMIT_KEEP != 0;
+        let ordered = args.flags & uapi::DRM_TAS_LAUNCH_ORDERED != 0;
         let this = file.inner();
         // As for `submit_graph`; the binds' buffers are looked up and mapped before anything is
         // reserved, and without a lock held. Handles are never reused, so the template found
@@ -747,7 +750,13 @@ impl File {
             .find(|(h, _)| *h == args.handle)
             .map(|(_, t)| t.clone())
             .ok_or(ENOENT)?;
-        let syncs = graph::check_syncs(file, &args.waits, &args.signals, template.plan(), blame)?;
+        let mut syncs =
+            graph::check_syncs(file, &args.waits, &args.signals, template.plan(), blame)?;
+        // The previous ordered launch cannot change before this one is installed: launches
+        // are serialised by `submitting`.
+        if let Some(previous) = ordered.then(|| template.last_ordered()).flatten() {
+            syncs.waits.push((None, previous), client_gfp())?;
+        }
         if keep {
             this.graphs.lock().check_keep(nodes)?;
         }
@@ -755,9 +764,18 @@ impl File {
         let (inst, mut record) = template.take(binds)?;
         drop(templates);
         record.queued_ns = now_ns();
-        let (node_fences, graph_fence) =
-            graph::launch(&this.disp, launch, template.plan().clone(), inst, &syncs)?;
+        let (node_fences, graph_fence) = graph::launch(
+            &this.disp,
+            launch,
+            template.plan().clone(),
+            inst,
+            &syncs,
+            ordered,
+        )?;
         // Point of no return: nothing below fails.
+        if let Some(fence) = graph_fence.as_ref().filter(|_| ordered) {
+            template.set_last_ordered(fence.clone());
+        }
         graph::install_signals(syncs.signals, &node_fences, graph_fence.as_ref());
         args.graph_id = this.graphs.lock().add(room, record, keep);
         Ok(0)

@@ -26,6 +26,10 @@
 //! so their cost does not depend on the number of nodes that use a slot.
 
 use kernel::{
+    dma_fence::{
+        Fence,
+        UnchainedFence, //
+    },
     drm::sched::{
         graph::Plan,
         Entity, //
@@ -34,6 +38,7 @@ use kernel::{
     new_delayed_work, new_mutex,
     prelude::*,
     sync::{
+        aref::ARef,
         atomic::{
             Atomic,
             Relaxed, //
@@ -122,6 +127,10 @@ pub(crate) struct Template {
     pool: Mutex<KVec<Prepared>>,
     #[pin]
     kept: Mutex<KeptOps>,
+    /// The fence of the whole graph of the last launch with `DRM_TAS_LAUNCH_ORDERED`, which
+    /// the next such launch waits for.
+    #[pin]
+    ordered: Mutex<Option<UnchainedFence>>,
     /// The device's workqueue for work off the fence signalling path, which runs the work item.
     wq: &'static Queue,
     #[pin]
@@ -197,6 +206,7 @@ impl Template {
                 retired: Atomic::new(false),
                 pool <- new_mutex!(KVec::with_capacity(POOL, client_gfp())?),
                 kept <- new_mutex!(KeptOps::default()),
+                ordered <- new_mutex!(None),
                 wq,
                 work <- new_delayed_work!("tas::Template::work"),
             }? Error),
@@ -271,6 +281,23 @@ impl Template {
         // it runs once more. Already queued: it will fill the pool up and drop `stale`.
         let _ = self.wq.enqueue_delayed(self.clone(), BG_DELAY);
         Ok((inst, record))
+    }
+
+    /// The fence of the last ordered launch, for the next one to wait for; `None` if there was
+    /// none or it has signalled.
+    pub(crate) fn last_ordered(&self) -> Option<ARef<Fence>> {
+        let last = self.ordered.lock();
+        last.as_ref()
+            .filter(|fence| !fence.is_signaled())
+            .map(|fence| ARef::from(&**fence))
+    }
+
+    /// Makes `fence`, that of the whole graph of an ordered launch, the one the next ordered
+    /// launch waits for. Does not allocate: called after a launch's point of no return.
+    pub(crate) fn set_last_ordered(&self, fence: UnchainedFence) {
+        let older = self.ordered.lock().replace(fence);
+        // Its last reference may go here, outside of the lock.
+        drop(older);
     }
 
     /// Stops the work item from preparing instances and waits until it is idle (it runs

@@ -498,6 +498,18 @@ struct drm_tas_array {
  */
 #define DRM_TAS_LAUNCH_BINDS	(1u << 2)
 
+/*
+ * Flag of &drm_tas_template_launch.flags: the launch starts after the
+ * template's previous launch with this flag has completed. Its source
+ * nodes wait for all nodes of that launch, as for a wait on the whole
+ * graph, whatever its outcome: its error does not carry over (read it
+ * with &DRM_TAS_GRAPH_INFO_SUMMARY). The order is that in which the
+ * launches were made; launches without the flag are not ordered, and do
+ * not count as the previous one. A kernel without the flag rejects it with
+ * -EINVAL, which is how userspace probes for it.
+ */
+#define DRM_TAS_LAUNCH_ORDERED	(1u << 3)
+
 /**
  * enum drm_tas_error_array - The array of the element that a rejected
  * submission failed on, in &drm_tas_submit_graph.error_array.
@@ -803,8 +815,8 @@ struct drm_tas_template_launch {
 	__u32 handle;
 
 	/**
-	 * @flags: [in] Zero, or &DRM_TAS_SUBMIT_KEEP and &DRM_TAS_LAUNCH_BINDS,
-	 * alone or together.
+	 * @flags: [in] Zero, or &DRM_TAS_SUBMIT_KEEP, &DRM_TAS_LAUNCH_BINDS and
+	 * &DRM_TAS_LAUNCH_ORDERED, alone or together.
 	 */
 	__u32 flags;
 
@@ -1019,7 +1031,9 @@ struct drm_tas_host_done {
  *    and -ENOENT as above (with &DRM_TAS_ERROR_BINDS). Binds are checked
  *    and their buffers mapped before anything of the launch runs; a
  *    rejected launch runs nothing. The work of a bind is constant, not
- *    proportional to the number of nodes that use its slot.
+ *    proportional to the number of nodes that use its slot. Launches of
+ *    a template may run at the same time, on the same buffers, unless
+ *    &DRM_TAS_LAUNCH_ORDERED or their waits order them.
  *
  * .. c:macro:: DRM_IOCTL_TAS_TEMPLATE_DESTROY
  *

@@ -5034,7 +5034,7 @@ TEST_F(tas, keep_template_launch)
 	EXPECT_LE(info[0].finished_ns, info[1].started_ns);
 
 	/* Unknown launch flags. */
-	launch.flags = DRM_TAS_LAUNCH_BINDS << 1;
+	launch.flags = DRM_TAS_LAUNCH_ORDERED << 1;
 	EXPECT_EQ(-EINVAL, tas_ioctl(self->fd, DRM_IOCTL_TAS_TEMPLATE_LAUNCH,
 				     &launch));
 	ASSERT_EQ(0, tas_template_destroy(self->fd, handle));
@@ -8167,4 +8167,101 @@ TEST_F(tas, graph_summary_rejects_nodes)
 	EXPECT_NE(0ULL, info.finished_ns);
 
 	tas_syncobj_destroy(self->fd, syncobj);
+}
+
+/* A launch of template @handle with @flags and the signals @signals. */
+static int tas_launch_flags(int fd, __u32 handle, __u32 flags,
+			    const struct drm_tas_sync *signals,
+			    __u32 num_signals, __u64 *graph_id)
+{
+	struct drm_tas_template_launch args;
+	int ret;
+
+	memset(&args, 0, sizeof(args));
+	args.handle = handle;
+	args.flags = flags;
+	tas_array_init(&args.signals, signals, num_signals, sizeof(*signals));
+	ret = tas_ioctl(fd, DRM_IOCTL_TAS_TEMPLATE_LAUNCH, &args);
+	if (!ret)
+		*graph_id = args.graph_id;
+	return ret;
+}
+
+/*
+ * Ordered launches of a template (host node 0 -> GPU node 1) start one
+ * after the other: launch B, ordered after A, is not released while A's
+ * thread has not reported, and is released once A has completed although A
+ * failed (its error is not B's); C, not ordered, is released at once; D,
+ * ordered after B, does not wait for C. The host nodes make the order
+ * visible without timing: a node not released yet cannot be reported
+ * (-EBUSY), and its start point does not signal.
+ */
+TEST_F(tas, template_launch_ordered)
+{
+	struct drm_tas_graph_info summary;
+	struct drm_tas_sync signals[2];
+	struct drm_tas_node nodes[2];
+	__u32 tpl, start[4], done[4];
+	struct drm_tas_edge edge;
+	__u64 id[4];
+	int i;
+
+	tas_node_init(&nodes[0], 0, DRM_TAS_OP_HOST, 0);
+	tas_node_init(&nodes[1], 0, DRM_TAS_OP_NOP, TAS_NSEC_PER_MSEC);
+	tas_edge_init(&edge, 0, 1);
+	ASSERT_EQ(0, tas_template_create(self->fd, nodes, 2, &edge, 1, &tpl));
+	for (i = 0; i < 4; i++) {
+		ASSERT_EQ(0, tas_syncobj_create(self->fd, 0, &start[i]));
+		ASSERT_EQ(0, tas_syncobj_create(self->fd, 0, &done[i]));
+	}
+	/* A, B ordered; C not. */
+	for (i = 0; i < 3; i++) {
+		tas_sync_on_start(&signals[0], start[i], 0, 0);
+		tas_sync_init(&signals[1], done[i], DRM_TAS_NODE_GRAPH, 0);
+		ASSERT_EQ(0, tas_launch_flags(self->fd, tpl,
+					      i < 2 ? DRM_TAS_LAUNCH_ORDERED : 0,
+					      signals, 2, &id[i]))
+			TH_LOG("launch %d", i);
+	}
+	ASSERT_EQ(0, tas_syncobj_wait_graph(self->fd, start[0]));
+	ASSERT_EQ(0, tas_syncobj_wait_graph(self->fd, start[2]));
+	/* B waits for all of A. */
+	EXPECT_EQ(-EBUSY, tas_host_done(self->fd, id[1], 0, 0));
+	EXPECT_EQ(-ETIME, tas_syncobj_wait(self->fd, start[1],
+					   DRM_SYNCOBJ_WAIT_FLAGS_WAIT_FOR_SUBMIT,
+					   50 * TAS_NSEC_PER_MSEC));
+
+	/* A fails; B then runs, without A's error. */
+	ASSERT_EQ(0, tas_host_done(self->fd, id[0], 0, -EIO));
+	ASSERT_EQ(0, tas_syncobj_wait_graph(self->fd, done[0]));
+	ASSERT_EQ(0, tas_graph_summary(self->fd, id[0], &summary));
+	EXPECT_EQ(0U, summary.error_node);
+	EXPECT_EQ(-EIO, summary.error);
+	ASSERT_EQ(0, tas_syncobj_wait_graph(self->fd, start[1]));
+	ASSERT_EQ(0, tas_host_done(self->fd, id[1], 0, 0));
+	ASSERT_EQ(0, tas_syncobj_wait_graph(self->fd, done[1]));
+	ASSERT_EQ(0, tas_graph_summary(self->fd, id[1], &summary));
+	EXPECT_EQ(1U, summary.done);
+	EXPECT_EQ(0, summary.error);
+
+	/* D comes after B, which is done, not after C, which is running. */
+	tas_sync_on_start(&signals[0], start[3], 0, 0);
+	tas_sync_init(&signals[1], done[3], DRM_TAS_NODE_GRAPH, 0);
+	ASSERT_EQ(0, tas_launch_flags(self->fd, tpl, DRM_TAS_LAUNCH_ORDERED,
+				      signals, 2, &id[3]));
+	ASSERT_EQ(0, tas_syncobj_wait_graph(self->fd, start[3]));
+	ASSERT_EQ(0, tas_host_done(self->fd, id[3], 0, 0));
+	ASSERT_EQ(0, tas_host_done(self->fd, id[2], 0, 0));
+	ASSERT_EQ(0, tas_syncobj_wait_graph(self->fd, done[2]));
+	ASSERT_EQ(0, tas_syncobj_wait_graph(self->fd, done[3]));
+
+	/* The probe: a kernel without the flag rejects it; this one the next. */
+	EXPECT_EQ(-EINVAL, tas_launch_flags(self->fd, tpl,
+					    DRM_TAS_LAUNCH_ORDERED << 1,
+					    NULL, 0, &id[0]));
+	ASSERT_EQ(0, tas_template_destroy(self->fd, tpl));
+	for (i = 0; i < 4; i++) {
+		tas_syncobj_destroy(self->fd, start[i]);
+		tas_syncobj_destroy(self->fd, done[i]);
+	}
 }

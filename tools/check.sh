@@ -188,9 +188,10 @@ count qemu-test
 step compile-fail tools/compile-fail.sh
 count compile-fail
 # The same on a kernel with KASAN, kmemleak and UBSAN instead of lockdep,
-# with 45 s of random ioctls (seed 2), 10 unload rounds (about 4.5 s each
-# under KASAN) and a kmemleak scan, less the four limit kselftests that the
-# lockdep kernel runs (the Makefile's KASAN_EXCLUDE says why).
+# with 45 s of random ioctls (seed 2), 10 unload rounds (graphs of 1024
+# nodes, see the Makefile) and a kmemleak scan, less the four limit
+# kselftests that the lockdep kernel runs (the Makefile's KASAN_EXCLUDE says
+# why).
 # The Rust KUnit suites are left out here: kunit-debug has run them under
 # KASAN and UBSAN (UML) and qemu-test under lockdep (x86_64).
 # (The Makefile's target holds its build directory, fragment and timeout.)

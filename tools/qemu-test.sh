@@ -6,7 +6,8 @@
 # with vkms and virtio-gpu present, and check the results. drm/tas is a module
 # (tools/qemu/tas.config): after the kselftests the guest unloads and reloads
 # it $TAS_UNLOAD_ROUNDS times (default 20) under load from
-# userspace/tas-stress: processes submitting graphs of 4096 nodes or launching
+# userspace/tas-stress: processes submitting graphs of 4096 nodes
+# ($TAS_STRESS_NODES) or launching
 # a template, killed or closing their files while nodes run. On a kernel with kmemleak
 # (tools/qemu/kasan.config) it then scans for leaks; any report fails the run.
 #
@@ -27,7 +28,8 @@
 # warning, BUG, oops, sanitizer, kmemleak or lockdep report. The console log is
 # kept in $TAS_OUT/x86/qemu-test.log ($TAS_KOUT_NAME instead of x86 if set).
 #
-# Environment: TAS_UNLOAD_ROUNDS (default 20); TAS_FUZZ_SECONDS (default 0)
+# Environment: TAS_UNLOAD_ROUNDS (default 20); TAS_STRESS_NODES (default
+# 4096) the nodes of each tas-stress graph; TAS_FUZZ_SECONDS (default 0)
 # runs userspace/tas-fuzz for that long after the kselftests, with seed
 # TAS_FUZZ_SEED (default 1), as one more test (TAS_FUZZ_MODE=load: its
 # saturating load, tas-fuzz -L); TAS_KSELFTESTS=0 skips the
@@ -151,6 +153,7 @@ append="kunit.enable=0"
 [ -z "$kunit" ] || append="kunit.filter_glob=$kunit"
 # Unknown key=value words of the command line end up in init's environment.
 append="$append TAS_UNLOAD_ROUNDS=$unload_rounds TAS_KSELFTESTS=$kselftests"
+append="$append TAS_STRESS_NODES=${TAS_STRESS_NODES:-4096}"
 append="$append TAS_FUZZ_SECONDS=$fuzz_seconds TAS_FUZZ_SEED=$fuzz_seed TAS_FUZZ_MODE=${TAS_FUZZ_MODE:-fuzz}"
 append="$append TAS_TIMEOUT_ROUNDS=$timeout_rounds"
 append="$append TAS_DEMO=$demo TAS_HOSTROOT=$TAS_HOSTROOT${TAS_PY:+ TAS_PY=$TAS_PY}"
@@ -160,6 +163,7 @@ append="$append${TAS_CAPTURE_PY:+ TAS_CAPTURE_PY=$TAS_CAPTURE_PY}"
 log=$TAS_KOUT/qemu-test.log
 rc=0
 tas_boot "$log" "$append" || rc=$?
+tas_log "$(tas_guest_times "$log" "$TAS_BOOT_TIMEOUT")"
 
 sed -n '/^TAS-KSELFTEST-START$/,/^TAS-KSELFTEST-END$/p' "$log"
 bad=0

@@ -587,9 +587,12 @@ enum tpl_bufs {
 	TPL_NOP,	/* NOP nodes */
 	TPL_FILL,	/* each fills a word of one buffer (one slot) */
 	TPL_BOUND,	/* as TPL_FILL, launched with the slot bound elsewhere */
+	TPL_ORDERED,	/* NOP nodes, launched ordered after a launch in flight */
 };
 
-static const char *const tpl_bufs_name[] = { "nop", "fill", "fill (bound)" };
+static const char *const tpl_bufs_name[] = {
+	"nop", "fill", "fill (bound)", "nop (ordered)"
+};
 
 #define TPL_LAUNCHES 21
 
@@ -629,7 +632,7 @@ static int tpl_run_init(int fd, struct tpl_run *r, unsigned int n,
 		tas_graph_free(&g);
 		return -ENOMEM;
 	}
-	if (bufs != TPL_NOP) {
+	if (bufs == TPL_FILL || bufs == TPL_BOUND) {
 		ret = tas_bo_create(fd, 4ULL * n, &r->bo[0]);
 		if (!ret)
 			ret = tas_bo_create(fd, 4ULL * n, &r->bo[1]);
@@ -639,7 +642,7 @@ static int tpl_run_init(int fd, struct tpl_run *r, unsigned int n,
 		if (i)
 			tas_graph_edge(&g, i - 1, i);
 		/* One word each of one buffer: a single slot used n times. */
-		if (bufs != TPL_NOP) {
+		if (bufs == TPL_FILL || bufs == TPL_BOUND) {
 			g.nodes[i].op = DRM_TAS_OP_FILL;
 			g.nodes[i].imm = i;
 			tas_buf(&g.nodes[i].dst, r->bo[0], 4ULL * i, 4);
@@ -655,21 +658,31 @@ static int tpl_run_init(int fd, struct tpl_run *r, unsigned int n,
 
 /*
  * Launch @i of @r, once the driver had 50 ms to prepare the next instance;
- * waits for the graph and reads its first node's timestamps.
+ * waits for the graph and reads its first node's timestamps. An ordered
+ * launch comes after another ordered launch, made before the 50 ms and
+ * still running (its first node takes 20 ms, the other 999 follow it), so
+ * that the timed one has a launch to wait for.
  */
 static int tpl_run_launch(int fd, struct tpl_run *r, unsigned int i)
 {
 	struct drm_tas_bind bind = { .slot = 0, .handle = r->bo[1] };
+	__u32 flags = r->bufs == TPL_ORDERED ? DRM_TAS_LAUNCH_ORDERED : 0;
 	struct drm_tas_sync sig = { 0 };
 	__u64 t0, t1, graph_id = 0;
 	int ret;
 
+	if (flags) {
+		ret = tas_template_launch(fd, r->handle, NULL, 0, NULL, 0,
+					  NULL, 0, flags, NULL);
+		if (ret)
+			return ret;
+	}
 	usleep(50000);
 	sig.handle = r->syncobj;
 	sig.node = DRM_TAS_NODE_GRAPH;
 	t0 = now_ns();
 	ret = tas_template_launch(fd, r->handle, NULL, 0, &sig, 1, &bind,
-				  r->bufs == TPL_BOUND, 0, &graph_id);
+				  r->bufs == TPL_BOUND, flags, &graph_id);
 	t1 = now_ns();
 	r->t[i] = t1 - t0;
 	if (!ret)
@@ -743,7 +756,7 @@ static const struct {
 	enum tpl_bufs bufs;
 } tpl_runs[] = {
 	{ 1, TPL_NOP }, { 1000, TPL_NOP }, { 10000, TPL_NOP },
-	{ 1000, TPL_FILL }, { 1000, TPL_BOUND },
+	{ 1000, TPL_FILL }, { 1000, TPL_BOUND }, { 1000, TPL_ORDERED },
 };
 
 #define TPL_RUNS ARRAY_SIZE(tpl_runs)
@@ -925,6 +938,9 @@ static int bench_template(int fd)
 	result("template_launch_bound_over_unbound",
 	       p50[3] ? (double)p50[4] / p50[3] : 0, "<= 1.25",
 	       "launch of a 1000-node template whose nodes all use one buffer slot, with that slot bound to another buffer / without, interleaved");
+	result("template_launch_ordered_over_unordered",
+	       p50[1] ? (double)p50[5] / p50[1] : 0, "<= 1.25",
+	       "launch of a 1000-node template with DRM_TAS_LAUNCH_ORDERED, after an ordered launch still running / without the flag, interleaved");
 	return 0;
 }
 

@@ -31,10 +31,23 @@ static volatile sig_atomic_t stop;
 /* The write end of the pipe on which each client reports its first graph. */
 static int ready_fd = -1;
 
-static void report_ready(void)
+/* When the clients were started, for report_ready(). */
+static struct timespec started;
+
+/*
+ * Client @index reports its first graph; one that took more than 5 s (the
+ * parent waits at most 60 s for all of them) says how long.
+ */
+static void report_ready(int index)
 {
+	struct timespec now;
+	double s;
 	char c = 0;
 
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	s = now.tv_sec - started.tv_sec + (now.tv_nsec - started.tv_nsec) / 1e9;
+	if (s > 5)
+		fprintf(stderr, "tas-stress: client %d: first graph after %.1f s\n", index, s);
 	if (write(ready_fd, &c, 1) != 1)
 		perror("tas-stress: ready");
 }
@@ -58,11 +71,14 @@ static void wait_ready(int fd, unsigned int procs)
 		left = 60000 - ((now.tv_sec - start.tv_sec) * 1000 +
 				(now.tv_nsec - start.tv_nsec) / 1000000);
 		if (left <= 0 || poll(&pfd, 1, left) <= 0)
-			return;
+			break;
 		if (read(fd, &c, 1) != 1)
-			return;
+			break;
 		seen++;
 	}
+	if (seen < procs)
+		fprintf(stderr, "tas-stress: %u of %u clients had a graph in flight after 60 s\n",
+			seen, procs);
 }
 
 static void on_usr1(int sig)
@@ -178,7 +194,7 @@ static int template_client(int index)
 			return 3;
 		}
 		if (!launched++)
-			report_ready();
+			report_ready(index);
 	}
 	/* Launches are still in flight: the file goes with the template. */
 	close(fd);
@@ -227,7 +243,7 @@ static int client(unsigned int nodes, int index)
 			return 3;
 		}
 		if (!submitted++)
-			report_ready();
+			report_ready(index);
 	}
 	/* Graphs are still in flight: closing the file cancels what has not run. */
 	close(fd);
@@ -258,6 +274,7 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	ready_fd = ready[1];
+	clock_gettime(CLOCK_MONOTONIC, &started);
 	for (i = 0; i < procs; i++) {
 		pids[i] = fork();
 		if (pids[i] < 0) {

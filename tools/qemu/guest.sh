@@ -312,9 +312,18 @@ tas_kmemleak_report() {
 	echo "TAS-KMEMLEAK-END"
 }
 
+# tas_mark MARKER: print the line MARKER (a TAS-<PART>-START or -END line that
+# the host looks for), after a line "TAS-TIME <uptime> MARKER" from which the
+# host tells how long each part of the run took.
+tas_mark() {
+	echo "TAS-TIME $(cut -d' ' -f1 /proc/uptime) $1"
+	echo "$1"
+}
+
 # Print the result marker the host looks for and power off; QEMU runs with
 # -no-reboot, so the reboot ends it.
 tas_guest_done() {
+	echo "TAS-TIME $(cut -d' ' -f1 /proc/uptime) TAS-GUEST-DONE"
 	echo "TAS-GUEST-DONE rc=$1"
 	sync
 	reboot -f

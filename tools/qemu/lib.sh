@@ -352,6 +352,37 @@ tas_check_kernel_log() {
 	return 0
 }
 
+# tas_guest_times LOG TIMEOUT: one line with the time each part of the guest's
+# run took (from the TAS-TIME lines of tas_mark), and where it was when it
+# ended or when QEMU was killed after TIMEOUT seconds.
+tas_guest_times() {
+	awk -v timeout="$2" '
+		/^TAS-TIME [0-9.]+ TAS-[A-Z]+-START$/ {
+			part = tolower(substr($3, 5, length($3) - 10)); start[part] = $2; last = $2
+			order[++n] = part; open_part = part
+		}
+		/^TAS-TIME [0-9.]+ TAS-[A-Z]+-END$/ {
+			part = tolower(substr($3, 5, length($3) - 8)); took[part] = $2 - start[part]
+			last = $2; open_part = ""
+		}
+		/^TAS-TIME [0-9.]+ TAS-GUEST-DONE$/ { done = $2 }
+		END {
+			line = "guest time:"
+			for (i = 1; i <= n; i++) {
+				p = order[i]
+				if (p in took)
+					line = line sprintf(" %s %.0f s,", p, took[p])
+				else
+					line = line sprintf(" %s from %.0f s (unfinished),", p, start[p])
+			}
+			if (done != "")
+				line = line sprintf(" done %.0f s after boot (QEMU timeout %d s)", done, timeout)
+			else
+				line = line sprintf(" not done; last mark %.0f s after boot, QEMU timeout %d s", last, timeout)
+			print line
+		}' "$1"
+}
+
 # tas_tap_totals LOG START END: count the kselftest results printed by
 # run_kselftest.sh between the lines START and END of LOG. Prints a
 # "# Totals:" line and sets TAS_PASS, TAS_FAIL, TAS_SKIP and TAS_MISSING.

@@ -440,10 +440,14 @@ impl Device {
     /// `binds` maps buffer slots of the template (`Template.slots`: its
     /// distinct buffers in the order of their first use) to `(bo, offset)`
     /// pairs this launch uses instead, e.g. `{0: (x2, 0)}`; a slot left out
-    /// keeps the template's buffer. Blocks as `submit()` does. Raises
+    /// keeps the template's buffer. With `ordered`, the launch starts once
+    /// the template's previous `ordered` launch has completed (whatever its
+    /// outcome: check it with `graph_summary()`), as on a CUDA stream;
+    /// launches without it may overlap. Blocks as `submit()` does. Raises
     /// `ValueError` for a template, syncobj or buffer of another `Device`.
     #[pyo3(signature = (template, waits = Vec::new(), signals = Vec::new(), keep = false,
-                        binds = None))]
+                        binds = None, ordered = false))]
+    #[allow(clippy::too_many_arguments)]
     fn launch(
         &self,
         py: Python<'_>,
@@ -452,6 +456,7 @@ impl Device {
         signals: Vec<SyncEntry<'_>>,
         keep: bool,
         binds: Option<BindTable<'_>>,
+        ordered: bool,
     ) -> PyResult<u64> {
         let dev = self.0.get()?;
         let enc =
@@ -478,6 +483,7 @@ impl Device {
         }
         let mut flags = tas::SubmitFlags::empty();
         flags.set(tas::SubmitFlags::KEEP, keep);
+        flags.set(tas::SubmitFlags::ORDERED, ordered);
         check(py.detach(|| dev.launch_bound(&t, &w, &s, &b, flags)))
     }
 

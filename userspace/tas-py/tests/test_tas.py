@@ -555,6 +555,34 @@ class DeviceTest(unittest.TestCase):
             self.assertTrue(info.done)
             self.assertEqual([n.error for n in info.nodes], [None, None])
 
+    def test_ordered_launches(self):
+        # An ordered launch is released once the previous ordered one has
+        # completed, even though it failed; an unordered one at once.
+        g = tas.Graph()
+        host = g.host()
+        g.edge(host, g.nop(0, MS))
+        t = self.dev.template(g)
+        start = [self.dev.syncobj() for _ in range(3)]
+        done = [self.dev.syncobj() for _ in range(3)]
+        ids = [
+            self.dev.launch(t, signals=[(start[i], 1, host, True), (done[i], 1, None)],
+                            ordered=i < 2)
+            for i in range(3)
+        ]
+        start[0].wait(1, timeout=30)
+        start[2].wait(1, timeout=30)
+        with self.assertRaises(tas.Error) as e:
+            self.dev.host_done(ids[1], host)
+        self.assertEqual(e.exception.errno, errno.EBUSY)
+        self.dev.host_done(ids[0], host, errno.EIO)
+        start[1].wait(1, timeout=30)
+        self.dev.host_done(ids[1], host)
+        self.dev.host_done(ids[2], host)
+        for d in done:
+            d.wait(1, timeout=30)
+        self.assertEqual(self.dev.graph_summary(ids[0]).error, errno.EIO)
+        self.assertIsNone(self.dev.graph_summary(ids[1]).error)
+
     def test_signal_ends_wait(self):
         # PEP 475: a signal whose handler returns lets a blocked wait go on;
         # one whose handler raises ends it with that exception (Ctrl-C:

@@ -596,7 +596,9 @@ impl Device {
     }
 
     /// As [`Device::launch`], with `flags`: [`SubmitFlags::KEEP`] keeps the
-    /// launch's record until [`Device::release_graph`] reads it.
+    /// launch's record until [`Device::release_graph`] reads it;
+    /// [`SubmitFlags::ORDERED`] starts the launch after the template's
+    /// previous ordered launch has completed.
     ///
     /// Errors: as [`Device::launch`]; `EINVAL` for
     /// [`SubmitFlags::FIFO`], which launches do not take; `ENOSPC` (op

@@ -436,6 +436,13 @@ bitflags! {
         /// together (`ENOSPC` beyond). Also a flag of
         /// [`Device::launch_with`](crate::Device::launch_with).
         const KEEP = DRM_TAS_SUBMIT_KEEP;
+        /// `DRM_TAS_LAUNCH_ORDERED`, a flag of
+        /// [`Device::launch_with`](crate::Device::launch_with) only: the
+        /// launch starts once the template's previous launch with the flag
+        /// has completed (all of its nodes), whatever its outcome, as on a
+        /// stream or an in-order queue; launches without it are not
+        /// ordered. A kernel without it answers `EINVAL`.
+        const ORDERED = DRM_TAS_LAUNCH_ORDERED;
     }
 }
 
@@ -939,8 +946,13 @@ mod tests {
         assert_eq!(SubmitFlags::default().bits(), 0);
         assert_eq!(SubmitFlags::from_bits(1), Some(SubmitFlags::FIFO));
         assert_eq!(SubmitFlags::KEEP.bits(), 2);
+        assert_eq!(SubmitFlags::ORDERED.bits(), 8);
+        // Bit 2 is DRM_TAS_LAUNCH_BINDS, which launch_bound sets itself.
         assert_eq!(SubmitFlags::from_bits(4), None);
-        assert_eq!(SubmitFlags::all(), SubmitFlags::FIFO | SubmitFlags::KEEP);
+        assert_eq!(
+            SubmitFlags::all(),
+            SubmitFlags::FIFO | SubmitFlags::KEEP | SubmitFlags::ORDERED
+        );
     }
 
     #[test]

@@ -88,6 +88,11 @@ pub const DRM_TAS_ERROR_BINDS: u32 = 5;
 /// than version 7 rejects it with `EINVAL` rather than ignore them.
 pub const DRM_TAS_LAUNCH_BINDS: u32 = 1 << 2;
 
+/// [`drm_tas_template_launch::flags`]: the launch starts after the
+/// template's previous launch with this flag has completed, whatever its
+/// outcome. A kernel without it rejects it with `EINVAL`.
+pub const DRM_TAS_LAUNCH_ORDERED: u32 = 1 << 3;
+
 /// Argument of `DRM_IOCTL_TAS_GET_PARAM`.
 #[repr(C)]
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]

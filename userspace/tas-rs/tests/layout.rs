@@ -224,6 +224,7 @@ fn constants() -> Vec<(&'static str, u64)> {
         DRM_TAS_ERROR_SIGNALS,
         DRM_TAS_ERROR_BINDS,
         DRM_TAS_LAUNCH_BINDS,
+        DRM_TAS_LAUNCH_ORDERED,
         DRM_TAS_GET_PARAM,
         DRM_TAS_BO_CREATE,
         DRM_TAS_BO_MMAP_OFFSET,
