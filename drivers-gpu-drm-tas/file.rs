@@ -24,6 +24,7 @@ use kernel::{
     new_condvar, new_delayed_work, new_mutex,
     prelude::*,
     sync::{
+        aref::ARef,
         atomic::{
             Acquire,
             Relaxed, //
@@ -753,9 +754,12 @@ impl File {
         let mut syncs =
             graph::check_syncs(file, &args.waits, &args.signals, template.plan(), blame)?;
         // The previous ordered launch cannot change before this one is installed: launches
-        // are serialised by `submitting`.
-        if let Some(previous) = ordered.then(|| template.last_ordered()).flatten() {
-            syncs.waits.push((None, previous), client_gfp())?;
+        // are serialised by `submitting`. The dispatcher resolves a whole-graph wait without
+        // looking at the fence's error, which the uAPI promises for this one.
+        if ordered {
+            if let Some(previous) = template.last_ordered() {
+                syncs.waits.push((None, previous), client_gfp())?;
+            }
         }
         if keep {
             this.graphs.lock().check_keep(nodes)?;
@@ -773,8 +777,10 @@ impl File {
             ordered,
         )?;
         // Point of no return: nothing below fails.
-        if let Some(fence) = graph_fence.as_ref().filter(|_| ordered) {
-            template.set_last_ordered(fence.clone());
+        if ordered {
+            if let Some(fence) = &graph_fence {
+                template.set_last_ordered(ARef::from(&**fence));
+            }
         }
         graph::install_signals(syncs.signals, &node_fences, graph_fence.as_ref());
         args.graph_id = this.graphs.lock().add(room, record, keep);

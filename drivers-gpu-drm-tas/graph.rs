@@ -837,14 +837,14 @@ pub(crate) fn instance(
 }
 
 /// Starts an instance of `plan` as a new launch in `slot`, with the checked waits and signals;
-/// with `graph_fence`, returns the fence of the whole graph even if no signal asks for it.
+/// with `want_graph_fence`, returns the fence of the whole graph even if no signal asks for it.
 pub(crate) fn launch(
     disp: &Arc<Dispatcher>,
     slot: Reservation,
     plan: Arc<Plan>,
     inst: Instance,
     syncs: &CheckedSyncs,
-    graph_fence: bool,
+    want_graph_fence: bool,
 ) -> Result<LaunchFences> {
     let sigs = &syncs.signals;
     let mut waits = KVec::with_capacity(syncs.waits.len(), client_gfp())?;
@@ -858,7 +858,7 @@ pub(crate) fn launch(
             signalled.push(key, client_gfp())?;
         }
     }
-    let graph_signal = graph_fence || sigs.iter().any(|(s, _)| s.node.is_none());
+    let graph_signal = want_graph_fence || sigs.iter().any(|(s, _)| s.node.is_none());
     // The point of no return is inside: it starts the launch only once nothing can fail.
     disp.launch(slot, plan, inst, &waits, &signalled, graph_signal)
 }

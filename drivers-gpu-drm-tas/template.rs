@@ -26,10 +26,7 @@
 //! so their cost does not depend on the number of nodes that use a slot.
 
 use kernel::{
-    dma_fence::{
-        Fence,
-        UnchainedFence, //
-    },
+    dma_fence::Fence,
     drm::sched::{
         graph::Plan,
         Entity, //
@@ -130,7 +127,7 @@ pub(crate) struct Template {
     /// The fence of the whole graph of the last launch with `DRM_TAS_LAUNCH_ORDERED`, which
     /// the next such launch waits for.
     #[pin]
-    ordered: Mutex<Option<UnchainedFence>>,
+    ordered: Mutex<Option<ARef<Fence>>>,
     /// The device's workqueue for work off the fence signalling path, which runs the work item.
     wq: &'static Queue,
     #[pin]
@@ -287,14 +284,12 @@ impl Template {
     /// none or it has signalled.
     pub(crate) fn last_ordered(&self) -> Option<ARef<Fence>> {
         let last = self.ordered.lock();
-        last.as_ref()
-            .filter(|fence| !fence.is_signaled())
-            .map(|fence| ARef::from(&**fence))
+        last.as_ref().filter(|fence| !fence.is_signaled()).cloned()
     }
 
     /// Makes `fence`, that of the whole graph of an ordered launch, the one the next ordered
     /// launch waits for. Does not allocate: called after a launch's point of no return.
-    pub(crate) fn set_last_ordered(&self, fence: UnchainedFence) {
+    pub(crate) fn set_last_ordered(&self, fence: ARef<Fence>) {
         let older = self.ordered.lock().replace(fence);
         // Its last reference may go here, outside of the lock.
         drop(older);

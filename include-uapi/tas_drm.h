@@ -499,14 +499,20 @@ struct drm_tas_array {
 #define DRM_TAS_LAUNCH_BINDS	(1u << 2)
 
 /*
- * Flag of &drm_tas_template_launch.flags: the launch starts after the
- * template's previous launch with this flag has completed. Its source
- * nodes wait for all nodes of that launch, as for a wait on the whole
- * graph, whatever its outcome: its error does not carry over (read it
- * with &DRM_TAS_GRAPH_INFO_SUMMARY). The order is that in which the
- * launches were made; launches without the flag are not ordered, and do
- * not count as the previous one. A kernel without the flag rejects it with
- * -EINVAL, which is how userspace probes for it.
+ * Flag of &drm_tas_template_launch.flags: order the launch after the
+ * previous ordered launch of the same template, the last launch of the
+ * template with this flag that the kernel accepted (launches of one file
+ * are accepted one at a time; between threads, their order is the order
+ * in which their ioctls took effect). The launch's source nodes are
+ * released once every node of that launch has completed, whatever its
+ * outcome: unlike a syncobj wait, its error does not carry over (read it
+ * with &DRM_TAS_GRAPH_INFO_SUMMARY). A source host node's timeout starts
+ * at its release, as always. The order is per template: launches without
+ * the flag, and launches of other templates, are not ordered by it. The
+ * wait is not one of the launch's &drm_tas_template_launch.waits. A kernel
+ * without the flag rejects it with -EINVAL before it looks the template
+ * up, one with it answers -ENOENT for an unknown template, which is how
+ * userspace probes for it.
  */
 #define DRM_TAS_LAUNCH_ORDERED	(1u << 3)
 

@@ -8169,8 +8169,12 @@ TEST_F(tas, graph_summary_rejects_nodes)
 	tas_syncobj_destroy(self->fd, syncobj);
 }
 
-/* A launch of template @handle with @flags and the signals @signals. */
+/*
+ * A launch of template @handle with @flags, the waits @waits and the signals
+ * @signals.
+ */
 static int tas_launch_flags(int fd, __u32 handle, __u32 flags,
+			    const struct drm_tas_sync *waits, __u32 num_waits,
 			    const struct drm_tas_sync *signals,
 			    __u32 num_signals, __u64 *graph_id)
 {
@@ -8180,6 +8184,7 @@ static int tas_launch_flags(int fd, __u32 handle, __u32 flags,
 	memset(&args, 0, sizeof(args));
 	args.handle = handle;
 	args.flags = flags;
+	tas_array_init(&args.waits, waits, num_waits, sizeof(*waits));
 	tas_array_init(&args.signals, signals, num_signals, sizeof(*signals));
 	ret = tas_ioctl(fd, DRM_IOCTL_TAS_TEMPLATE_LAUNCH, &args);
 	if (!ret)
@@ -8187,49 +8192,72 @@ static int tas_launch_flags(int fd, __u32 handle, __u32 flags,
 	return ret;
 }
 
+/* An ordered launch of @tpl whose host node 0 signals @start when released. */
+static int tas_launch_ordered(int fd, __u32 tpl, __u32 start, __u64 *graph_id)
+{
+	struct drm_tas_sync signal;
+
+	tas_sync_on_start(&signal, start, 0, 0);
+	return tas_launch_flags(fd, tpl, DRM_TAS_LAUNCH_ORDERED, NULL, 0,
+				&signal, 1, graph_id);
+}
+
+/* -ETIME if binary syncobj @handle does not signal within 50 ms. */
+static int tas_not_within_50ms(int fd, __u32 handle)
+{
+	return tas_syncobj_wait(fd, handle,
+				DRM_SYNCOBJ_WAIT_FLAGS_WAIT_FOR_SUBMIT,
+				50 * TAS_NSEC_PER_MSEC);
+}
+
 /*
  * Ordered launches of a template (host node 0 -> GPU node 1) start one
  * after the other: launch B, ordered after A, is not released while A's
  * thread has not reported, and is released once A has completed although A
  * failed (its error is not B's); C, not ordered, is released at once; D,
- * ordered after B, does not wait for C. The host nodes make the order
- * visible without timing: a node not released yet cannot be reported
- * (-EBUSY), and its start point does not signal.
+ * ordered after B, does not wait for C. E has no signal of its whole graph,
+ * whose fence exists only for F to wait for; a rejected ordered launch is
+ * not waited for. The host nodes make the order visible without timing: a
+ * node not released yet cannot be reported (-EBUSY), and its start point
+ * does not signal.
  */
 TEST_F(tas, template_launch_ordered)
 {
 	struct drm_tas_graph_info summary;
-	struct drm_tas_sync signals[2];
+	struct drm_tas_sync signals[2], bad;
+	__u32 tpl, start[7], done[4];
 	struct drm_tas_node nodes[2];
-	__u32 tpl, start[4], done[4];
 	struct drm_tas_edge edge;
-	__u64 id[4];
+	__u64 host_timeout, id[7];
 	int i;
 
+	/* A host node must not time out while its order is checked. */
+	ASSERT_EQ(0, tas_get_param(self->fd, DRM_TAS_PARAM_HOST_TIMEOUT_NS, 0,
+				   &host_timeout));
+	if (host_timeout < TAS_NSEC_PER_SEC)
+		SKIP(return, "host timeout under 1 s");
 	tas_node_init(&nodes[0], 0, DRM_TAS_OP_HOST, 0);
 	tas_node_init(&nodes[1], 0, DRM_TAS_OP_NOP, TAS_NSEC_PER_MSEC);
 	tas_edge_init(&edge, 0, 1);
 	ASSERT_EQ(0, tas_template_create(self->fd, nodes, 2, &edge, 1, &tpl));
-	for (i = 0; i < 4; i++) {
+	for (i = 0; i < 7; i++)
 		ASSERT_EQ(0, tas_syncobj_create(self->fd, 0, &start[i]));
+	for (i = 0; i < 4; i++)
 		ASSERT_EQ(0, tas_syncobj_create(self->fd, 0, &done[i]));
-	}
 	/* A, B ordered; C not. */
 	for (i = 0; i < 3; i++) {
 		tas_sync_on_start(&signals[0], start[i], 0, 0);
 		tas_sync_init(&signals[1], done[i], DRM_TAS_NODE_GRAPH, 0);
 		ASSERT_EQ(0, tas_launch_flags(self->fd, tpl,
 					      i < 2 ? DRM_TAS_LAUNCH_ORDERED : 0,
-					      signals, 2, &id[i]))
+					      NULL, 0, signals, 2, &id[i]))
 			TH_LOG("launch %d", i);
 	}
 	ASSERT_EQ(0, tas_syncobj_wait_graph(self->fd, start[0]));
-	ASSERT_EQ(0, tas_syncobj_wait_graph(self->fd, start[2]));
 	/* B waits for all of A. */
 	EXPECT_EQ(-EBUSY, tas_host_done(self->fd, id[1], 0, 0));
-	EXPECT_EQ(-ETIME, tas_syncobj_wait(self->fd, start[1],
-					   DRM_SYNCOBJ_WAIT_FLAGS_WAIT_FOR_SUBMIT,
-					   50 * TAS_NSEC_PER_MSEC));
+	EXPECT_EQ(-ETIME, tas_not_within_50ms(self->fd, start[1]));
+	ASSERT_EQ(0, tas_syncobj_wait_graph(self->fd, start[2]));
 
 	/* A fails; B then runs, without A's error. */
 	ASSERT_EQ(0, tas_host_done(self->fd, id[0], 0, -EIO));
@@ -8248,20 +8276,44 @@ TEST_F(tas, template_launch_ordered)
 	tas_sync_on_start(&signals[0], start[3], 0, 0);
 	tas_sync_init(&signals[1], done[3], DRM_TAS_NODE_GRAPH, 0);
 	ASSERT_EQ(0, tas_launch_flags(self->fd, tpl, DRM_TAS_LAUNCH_ORDERED,
-				      signals, 2, &id[3]));
+				      NULL, 0, signals, 2, &id[3]));
 	ASSERT_EQ(0, tas_syncobj_wait_graph(self->fd, start[3]));
 	ASSERT_EQ(0, tas_host_done(self->fd, id[3], 0, 0));
 	ASSERT_EQ(0, tas_host_done(self->fd, id[2], 0, 0));
 	ASSERT_EQ(0, tas_syncobj_wait_graph(self->fd, done[2]));
 	ASSERT_EQ(0, tas_syncobj_wait_graph(self->fd, done[3]));
 
-	/* The probe: a kernel without the flag rejects it; this one the next. */
+	/* E, then F: no signal of E's whole graph, still waited for. */
+	ASSERT_EQ(0, tas_launch_ordered(self->fd, tpl, start[4], &id[4]));
+	ASSERT_EQ(0, tas_launch_ordered(self->fd, tpl, start[5], &id[5]));
+	ASSERT_EQ(0, tas_syncobj_wait_graph(self->fd, start[4]));
+	EXPECT_EQ(-EBUSY, tas_host_done(self->fd, id[5], 0, 0));
+	EXPECT_EQ(-ETIME, tas_not_within_50ms(self->fd, start[5]));
+	ASSERT_EQ(0, tas_host_done(self->fd, id[4], 0, 0));
+	ASSERT_EQ(0, tas_syncobj_wait_graph(self->fd, start[5]));
+
+	/* Rejected (unknown syncobj), so not the launch that G waits for. */
+	tas_sync_init(&bad, ~0U, DRM_TAS_NODE_GRAPH, 0);
+	EXPECT_EQ(-ENOENT, tas_launch_flags(self->fd, tpl,
+					    DRM_TAS_LAUNCH_ORDERED, &bad, 1,
+					    NULL, 0, &id[6]));
+	ASSERT_EQ(0, tas_host_done(self->fd, id[5], 0, 0));
+	ASSERT_EQ(0, tas_launch_ordered(self->fd, tpl, start[6], &id[6]));
+	ASSERT_EQ(0, tas_syncobj_wait_graph(self->fd, start[6]));
+	ASSERT_EQ(0, tas_host_done(self->fd, id[6], 0, 0));
+
+	/*
+	 * The probe: a kernel without the flag rejects it with -EINVAL before
+	 * it looks the template up; this one answers -ENOENT for template 0.
+	 */
+	EXPECT_EQ(-ENOENT, tas_launch_flags(self->fd, 0, DRM_TAS_LAUNCH_ORDERED,
+					    NULL, 0, NULL, 0, &id[0]));
 	EXPECT_EQ(-EINVAL, tas_launch_flags(self->fd, tpl,
 					    DRM_TAS_LAUNCH_ORDERED << 1,
-					    NULL, 0, &id[0]));
+					    NULL, 0, NULL, 0, &id[0]));
 	ASSERT_EQ(0, tas_template_destroy(self->fd, tpl));
-	for (i = 0; i < 4; i++) {
+	for (i = 0; i < 7; i++)
 		tas_syncobj_destroy(self->fd, start[i]);
+	for (i = 0; i < 4; i++)
 		tas_syncobj_destroy(self->fd, done[i]);
-	}
 }

@@ -909,6 +909,9 @@ static void do_launch(struct fuzz_thread *t)
 	}
 	place(t, t->info_arena, FUZZ_INFO_ARENA, binds, nb, sizeof(binds[0]), &l.binds,
 	      nb && one_in(t, 10));
+	/* After the template's last ordered launch, which may be in flight. */
+	if (one_in(t, 4))
+		l.flags |= DRM_TAS_LAUNCH_ORDERED;
 	err = xioctl(t, IOC_TEMPLATE_LAUNCH, &l);
 	check_blame(t, IOC_TEMPLATE_LAUNCH, err, l.error_array, l.error_index,
 		    (__u32[]){ 0, 0, 0, l.waits.count, l.signals.count, l.binds.count });
