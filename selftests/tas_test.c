@@ -8228,7 +8228,7 @@ TEST_F(tas, template_launch_ordered)
 	__u32 tpl, start[7], done[4];
 	struct drm_tas_node nodes[2];
 	struct drm_tas_edge edge;
-	__u64 host_timeout, id[7];
+	__u64 host_timeout = 0, id[7];
 	int i;
 
 	/* A host node must not time out while its order is checked. */
