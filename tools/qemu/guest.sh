@@ -313,8 +313,8 @@ tas_kmemleak_report() {
 }
 
 # tas_mark MARKER: print the line MARKER (a TAS-<PART>-START or -END line that
-# the host looks for), after a line "TAS-TIME <uptime> MARKER" from which the
-# host tells how long each part of the run took.
+# the host looks for, or TAS-GUEST-DONE), after a line "TAS-TIME <uptime>
+# MARKER" from which the host tells how long each part of the run took.
 tas_mark() {
 	echo "TAS-TIME $(cut -d' ' -f1 /proc/uptime) $1"
 	echo "$1"
@@ -323,8 +323,7 @@ tas_mark() {
 # Print the result marker the host looks for and power off; QEMU runs with
 # -no-reboot, so the reboot ends it.
 tas_guest_done() {
-	echo "TAS-TIME $(cut -d' ' -f1 /proc/uptime) TAS-GUEST-DONE"
-	echo "TAS-GUEST-DONE rc=$1"
+	tas_mark "TAS-GUEST-DONE rc=$1"
 	sync
 	reboot -f
 	sleep 10

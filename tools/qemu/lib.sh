@@ -361,13 +361,13 @@ tas_guest_times() {
 	awk -v timeout="$2" '
 		/^TAS-TIME [0-9.]+ TAS-[A-Z]+-START$/ {
 			part = tolower(substr($3, 5, length($3) - 10)); start[part] = $2; last = $2
-			order[++n] = part; open_part = part
+			order[++n] = part
 		}
 		/^TAS-TIME [0-9.]+ TAS-[A-Z]+-END$/ {
 			part = tolower(substr($3, 5, length($3) - 8)); took[part] = $2 - start[part]
-			last = $2; open_part = ""
+			last = $2
 		}
-		/^TAS-TIME [0-9.]+ TAS-GUEST-DONE$/ { done = $2 }
+		/^TAS-TIME [0-9.]+ TAS-GUEST-DONE / { done = $2 }
 		END {
 			line = "guest uptime per part:"
 			for (i = 1; i <= n; i++) {
